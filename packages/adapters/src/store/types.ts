@@ -1,0 +1,117 @@
+/**
+ * What the in-process runner needs from storage. Two implementations share one schema and one
+ * query layer (Kysely): SQLite through `node:sqlite` (the embedded default) and PostgreSQL.
+ */
+import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
+
+export interface RunRecord {
+  id: string;
+  flowId: string;
+  flowVersion: number;
+  /** The IR snapshot the run is pinned to. */
+  flow: Json;
+  input: Json;
+  status: RunStatus;
+  output: Json | null;
+  error: ErrorInfo | null;
+  backend: string;
+  parentRunId: string | null;
+  parentStepId: string | null;
+  /** Recorded model turns that replace the provider for this run. */
+  fixtures: Json | null;
+  /** Who is executing the run now ("host:pid:nonce") and until when that claim holds (ms epoch). */
+  owner: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewRun = Pick<RunRecord, 'id' | 'flowId' | 'flowVersion' | 'flow' | 'input' | 'backend'> &
+  Partial<Pick<RunRecord, 'parentRunId' | 'parentStepId' | 'fixtures' | 'status'>>;
+
+export interface RunFilter {
+  flowId?: string;
+  status?: RunStatus[];
+  backend?: string;
+  parentRunId?: string;
+  /** Only runs created at or after this time (ms epoch). */
+  since?: number;
+  limit?: number;
+}
+
+/** One checkpointed step's recorded result. Failures are recorded too, so a replay fails the same way. */
+export interface JournalEntry {
+  stepId: string;
+  kind: string;
+  /** Hash of the call's input: a replay that asks for the same id with other input is a determinism error. */
+  inputHash: string;
+  status: 'completed' | 'failed';
+  output: Json | null;
+  error: ErrorInfo | null;
+}
+
+/** Everything one group commit writes for one run. */
+export interface CommitBatch {
+  runId: string;
+  journal: JournalEntry[];
+  events: RunEventInput[];
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'timed-out';
+
+export interface ApprovalRecord {
+  runId: string;
+  stepId: string;
+  prompt: string;
+  status: ApprovalStatus;
+  requestedAt: number;
+  /** When a pending approval times out (ms epoch); null waits forever. */
+  deadline: number | null;
+  decidedBy: string | null;
+  comment: string | null;
+  decidedAt: number | null;
+}
+
+export interface ApprovalDecision {
+  status: Exclude<ApprovalStatus, 'pending'>;
+  by: string | null;
+  comment: string | null;
+  at: number;
+}
+
+export interface RunStore {
+  readonly dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+
+  createRun(run: NewRun): Promise<void>;
+  getRun(id: string): Promise<RunRecord | undefined>;
+  listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  updateRun(id: string, patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null }): Promise<void>;
+
+  /**
+   * Takes ownership of a run for execution. Succeeds when nobody owns it, `owner` already does,
+   * the current lease ended before `now`, or the current owner is `takeOverFrom` (a process
+   * known to be dead). Returns whether this caller now owns the run.
+   */
+  claimRun(id: string, claim: { owner: string; leaseUntil: number; now: number; takeOverFrom?: string }): Promise<boolean>;
+  /** Extends the lease; returns false when someone else took the run. */
+  renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
+  releaseRun(id: string, owner: string): Promise<void>;
+
+  loadJournal(runId: string): Promise<JournalEntry[]>;
+  /**
+   * Writes journal entries and events of any number of runs in ONE transaction (group commit).
+   * Events whose `eventKey` the run already holds are skipped; the rest get the run's next
+   * sequence numbers in order. Returns the events actually stored, with `seq` and `at`.
+   */
+  commit(batches: CommitBatch[]): Promise<RunEvent[]>;
+  /** Stored events of a run with `seq > afterSeq`, in order. */
+  readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+
+  /** Records a pending approval; does nothing if one exists for (runId, stepId). */
+  requestApproval(request: { runId: string; stepId: string; prompt: string; deadline: number | null; now: number }): Promise<void>;
+  getApproval(runId: string, stepId: string): Promise<ApprovalRecord | undefined>;
+  /** Exactly one of several concurrent decisions wins: returns true only for it. */
+  resolveApproval(runId: string, stepId: string, decision: ApprovalDecision): Promise<boolean>;
+  listApprovals(filter?: { status?: ApprovalStatus; runId?: string }): Promise<ApprovalRecord[]>;
+}

@@ -1,0 +1,61 @@
+/**
+ * Run events: the append-only, sequence-numbered log every backend produces. The interpreter
+ * and hosts emit `RunEventInput`s; the store stamps them with `seq` and `at`.
+ */
+import type { ErrorInfo } from '../errors.ts';
+import type { TokenUsage } from '../interpreter/host.ts';
+import type { Json } from '../json.ts';
+
+export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+export type RunEventInput =
+  | { type: 'run.started'; flowId: string; flowVersion: number; input: Json; backend: string; parentRunId?: string }
+  | { type: 'step.started'; stepId: string; stepType: string; parentId?: string; input?: Json }
+  | { type: 'step.delta'; stepId: string; text: string }
+  | { type: 'step.completed'; stepId: string; output: Json; usage?: TokenUsage }
+  | { type: 'step.failed'; stepId: string; error: ErrorInfo }
+  | { type: 'step.retrying'; stepId: string; attempt: number; error: ErrorInfo; delayMs: number }
+  | { type: 'approval.requested'; stepId: string; prompt: string; timeoutMs?: number }
+  | {
+      type: 'approval.resolved';
+      stepId: string;
+      approved: boolean;
+      by: string | null;
+      comment: string | null;
+      timedOut: boolean;
+    }
+  | { type: 'child.started'; stepId: string; childRunId: string; flowId: string }
+  | { type: 'run.completed'; output: Json }
+  | { type: 'run.failed'; error: ErrorInfo }
+  | { type: 'run.cancelled'; reason?: string };
+
+export type RunEventType = RunEventInput['type'];
+
+/** A stored event: what streams to the browser and what replay reads. */
+export type RunEvent = RunEventInput & { runId: string; seq: number; at: number };
+
+/**
+ * The identity of an event within its run. A replay re-emits the events of steps it answers
+ * from the journal; the store ignores an event whose key it already holds, so the log stays
+ * exactly one entry per fact. Deltas have no key: they are appended as they come.
+ */
+export function eventKey(event: RunEventInput): string | null {
+  switch (event.type) {
+    case 'run.started':
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled':
+      return event.type;
+    case 'step.started':
+    case 'step.completed':
+    case 'step.failed':
+    case 'approval.requested':
+    case 'approval.resolved':
+    case 'child.started':
+      return `${event.type}:${event.stepId}`;
+    case 'step.retrying':
+      return `${event.type}:${event.stepId}:${event.attempt}`;
+    case 'step.delta':
+      return null;
+  }
+}
