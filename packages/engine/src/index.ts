@@ -1,5 +1,17 @@
+export * from './code-first/define-flow.ts';
 export * from './errors.ts';
 export * from './events/events.ts';
+export * from './events/reducer.ts';
+export * from './expr/index.ts';
+export { canonicalJson, hashCall, hashValue } from './interpreter/call-hash.ts';
+export type { InterpretOptions, Scope } from './interpreter/context.ts';
+export { formatFlowRef, parseFlowRef } from './interpreter/flow-ref.ts';
 export * from './interpreter/host.ts';
+export { interpret } from './interpreter/interpret.ts';
 export * from './ir/duration.ts';
+export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
+export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';
+export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';
+export { formatPath, type ValidationIssue } from './validate/issues.ts';
+export { type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';

@@ -93,7 +93,10 @@ export interface RunStore {
    * the current lease ended before `now`, or the current owner is `takeOverFrom` (a process
    * known to be dead). Returns whether this caller now owns the run.
    */
-  claimRun(id: string, claim: { owner: string; leaseUntil: number; now: number; takeOverFrom?: string }): Promise<boolean>;
+  claimRun(
+    id: string,
+    claim: { owner: string; leaseUntil: number; now: number; takeOverFrom?: string },
+  ): Promise<boolean>;
   /** Extends the lease; returns false when someone else took the run. */
   renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean>;
   releaseRun(id: string, owner: string): Promise<void>;
@@ -109,7 +112,13 @@ export interface RunStore {
   readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
 
   /** Records a pending approval; does nothing if one exists for (runId, stepId). */
-  requestApproval(request: { runId: string; stepId: string; prompt: string; deadline: number | null; now: number }): Promise<void>;
+  requestApproval(request: {
+    runId: string;
+    stepId: string;
+    prompt: string;
+    deadline: number | null;
+    now: number;
+  }): Promise<void>;
   getApproval(runId: string, stepId: string): Promise<ApprovalRecord | undefined>;
   /** Exactly one of several concurrent decisions wins: returns true only for it. */
   resolveApproval(runId: string, stepId: string, decision: ApprovalDecision): Promise<boolean>;

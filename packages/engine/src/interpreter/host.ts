@@ -132,8 +132,8 @@ export interface StepHost {
   /** Checkpointed: the result is durable before it is returned; a replay returns the recorded one. */
   run(id: string, call: StepCall, policy: CallPolicy): Promise<Json>;
   waitForApproval(id: string, request: ApprovalRequest): Promise<ApprovalOutcome>;
-  /** A durable timer. */
-  sleep(id: string, ms: number): Promise<void>;
+  /** A durable timer; resolves with the ISO time it was due, which the journal keeps. */
+  sleep(id: string, ms: number): Promise<{ until: string }>;
   /** Runs another flow as a child run and returns its output. */
   spawn(id: string, flow: FlowRef, input: Json): Promise<Json>;
   /** Not checkpointed: the host stamps, dedupes (by `eventKey`) and stores it. */

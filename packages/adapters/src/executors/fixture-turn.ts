@@ -1,0 +1,68 @@
+/**
+ * A recorded model turn replayed instead of calling a provider, so any run can be re-run
+ * offline, exactly. The output has the same shape a live turn has, including the assistant
+ * message the SDK would have produced for it.
+ */
+import {
+  type FixtureTurn,
+  type Json,
+  type ModelMessage,
+  type ModelTurnInput,
+  type ModelTurnOutput,
+  NonRetryableError,
+  toJson,
+} from '@weft/engine';
+import type { ExecutorContext } from './types.ts';
+
+export function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): ModelTurnOutput {
+  const fixture = input.fixture as FixtureTurn;
+  const where = `fixture for step "${input.stepId}" turn ${input.turn}`;
+  if (fixture.text !== undefined && typeof fixture.text !== 'string') {
+    throw new NonRetryableError(`${where}: text must be a string`);
+  }
+  if (fixture.toolCalls !== undefined && !Array.isArray(fixture.toolCalls)) {
+    throw new NonRetryableError(`${where}: toolCalls must be an array`);
+  }
+  const toolCalls = (fixture.toolCalls ?? []).map((call, index) => {
+    if (typeof call?.tool !== 'string' || call.tool === '') {
+      throw new NonRetryableError(`${where}: toolCalls[${index}].tool must be a tool name`);
+    }
+    return { id: `call_${input.turn}_${index}`, tool: call.tool, args: toJson(call.args ?? {}) };
+  });
+
+  let object: Json | undefined = fixture.object === undefined ? undefined : toJson(fixture.object);
+  // A live structured-output turn carries the object as JSON text, and its text parses to the
+  // object; keep the two in step whichever one the fixture gives.
+  const text = fixture.text ?? (object === undefined ? '' : JSON.stringify(object));
+  if (object === undefined && input.schema && text.trim() !== '') {
+    try {
+      object = JSON.parse(text) as Json;
+    } catch {
+      throw new NonRetryableError(`${where}: the step has a schema but the text is not JSON and no object is given`);
+    }
+  }
+
+  // The same shape the SDK gives: empty text is left out, and no content means no message.
+  const content: Json[] = [];
+  if (text !== '') content.push({ type: 'text', text });
+  for (const call of toolCalls) {
+    content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.tool, input: call.args });
+  }
+  const responseMessages: ModelMessage[] = content.length > 0 ? [{ role: 'assistant', content }] : [];
+
+  const usage = fixture.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  const output: ModelTurnOutput = {
+    text,
+    toolCalls,
+    responseMessages,
+    usage: {
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+      totalTokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+    },
+    finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
+  };
+  if (object !== undefined) output.object = object;
+  if (text !== '') ctx.emitDelta(text);
+  return output;
+}

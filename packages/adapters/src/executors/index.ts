@@ -1,0 +1,59 @@
+/**
+ * The executor registry: runs one checkpointed StepCall. Every backend calls it the same way
+ * (inline in-process, inside Inngest's step.run, in a Temporal activity), so it takes plain
+ * JSON and returns plain JSON, and holds no state a retry on another machine would miss.
+ */
+import { type Json, NonRetryableError, type StepCall, type StepCallKind } from '@weft/engine';
+import { executeCode } from './code.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES, executeHttp } from './http.ts';
+import { executeModelTurn } from './model-turn.ts';
+import { executeTool } from './tool.ts';
+import type { ExecutorContext, ExecutorDeps, ExecutorOptions, ExecutorRegistry } from './types.ts';
+
+export { DEFAULT_MAX_RESPONSE_BYTES, HttpRequestError, isPrivateAddress } from './http.ts';
+export { DELTA_INTERVAL_MS, ModelCallError } from './model-turn.ts';
+export { listModelProviders, type ModelProviderId, type ModelProviderInfo } from './providers.ts';
+export {
+  DEFAULT_SANDBOX_MEMORY_BYTES,
+  DEFAULT_SANDBOX_TIMEOUT_MS,
+  runInSandbox,
+  type SandboxLimits,
+} from './sandbox.ts';
+export type { ExecutorContext, ExecutorOptions, ExecutorRegistry, HostTool } from './types.ts';
+
+type Executor<K extends StepCallKind> = (
+  input: Extract<StepCall, { kind: K }>['input'],
+  ctx: ExecutorContext,
+  deps: ExecutorDeps,
+) => Promise<Json>;
+
+// Exhaustive: a new StepCall kind does not compile until it has an executor here.
+const executors: { [K in StepCallKind]: Executor<K> } = {
+  'model-turn': executeModelTurn,
+  tool: executeTool,
+  code: executeCode,
+  http: executeHttp,
+};
+
+export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorRegistry {
+  const deps: ExecutorDeps = {
+    tools: options.tools ?? {},
+    env: options.env ?? process.env,
+    http: {
+      allowPrivateNetwork: options.http?.allowPrivateNetwork ?? false,
+      maxResponseBytes: options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    },
+    sandbox: { ...options.sandbox },
+  };
+  return {
+    async execute(call, ctx) {
+      const kind = (call as { kind?: unknown } | null)?.kind;
+      if (typeof kind !== 'string' || !Object.hasOwn(executors, kind)) {
+        throw new NonRetryableError(`unknown step call kind ${JSON.stringify(kind)}`);
+      }
+      // The map above is typed per kind; this one cast joins the union back up.
+      const execute = executors[call.kind] as Executor<StepCallKind>;
+      return execute(call.input as never, ctx, deps);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * The `model-turn` call: exactly one model call. Tools are offered without `execute` and the
+ * SDK stops after one step, because each tool call is its own checkpointed step that the
+ * interpreter runs next; the SDK's own retries are off because the host owns retries.
+ */
+
+import {
+  type Json,
+  type ModelTurnInput,
+  type ModelTurnOutput,
+  NonRetryableError,
+  type TokenUsage,
+  type ToolSpec,
+  toJson,
+  WeftError,
+} from '@weft/engine';
+import {
+  APICallError,
+  InvalidPromptError,
+  type JSONSchema7,
+  jsonSchema,
+  LoadAPIKeyError,
+  type ModelMessage,
+  Output,
+  stepCountIs,
+  streamText,
+  type Tool,
+  tool,
+  UnsupportedFunctionalityError,
+} from 'ai';
+import { DeltaBatcher } from './delta-batcher.ts';
+import { fixtureTurn } from './fixture-turn.ts';
+import { type ResolvedModel, redact, resolveModel } from './providers.ts';
+import type { ExecutorContext, ExecutorDeps } from './types.ts';
+
+/** At most one `emitDelta` per this many milliseconds. */
+export const DELTA_INTERVAL_MS = 50;
+
+/** A provider failure worth retrying (HTTP 5xx/429, network, timeout, unparseable output). */
+export class ModelCallError extends WeftError {
+  override readonly code = 'model_call';
+  readonly provider: string;
+  readonly model: string;
+  constructor(resolved: Pick<ResolvedModel, 'provider' | 'modelId'>, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.provider = resolved.provider;
+    this.model = resolved.modelId;
+  }
+}
+
+export async function executeModelTurn(input: ModelTurnInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
+  if (input.fixture) return fixtureTurn(input, ctx) as unknown as Json;
+  const resolved = resolveModel(input.model, deps.env);
+  const batcher = new DeltaBatcher((text) => ctx.emitDelta(text), DELTA_INTERVAL_MS);
+  try {
+    const output = await callModel(input, resolved, ctx, batcher);
+    return output as unknown as Json;
+  } catch (error) {
+    throw describeError(error, input.model, resolved, ctx.signal);
+  } finally {
+    batcher.flush();
+  }
+}
+
+async function callModel(
+  input: ModelTurnInput,
+  resolved: ResolvedModel,
+  ctx: ExecutorContext,
+  batcher: DeltaBatcher,
+): Promise<ModelTurnOutput> {
+  const tools = toSdkTools(input.tools ?? []);
+  const result = streamText({
+    model: resolved.model,
+    // `system` still works in v7 but is deprecated in favour of `instructions`.
+    instructions: input.system || undefined,
+    messages: input.messages as unknown as ModelMessage[],
+    // A conversation carried over from an earlier step may hold system messages; v7 rejects
+    // them by default.
+    allowSystemInMessages: true,
+    tools,
+    stopWhen: stepCountIs(1),
+    maxRetries: 0,
+    abortSignal: ctx.signal,
+    // The default handler console.errors the whole provider error (response body included,
+    // which may echo a key); errors reach the caller through the stream instead.
+    onError: () => {},
+    ...(input.schema ? { output: Output.object({ schema: jsonSchema(input.schema as JSONSchema7) }) } : {}),
+  });
+
+  let streamError: unknown;
+  for await (const part of result.stream) {
+    if (part.type === 'text-delta') batcher.push(part.text);
+    else if (part.type === 'error') streamError ??= part.error;
+  }
+  // An abort ends the stream quietly (an `abort` part), so the signal is checked here.
+  if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('aborted');
+  if (streamError !== undefined) throw streamError;
+
+  const [text, toolCalls, responseMessages, usage, finishReason] = await Promise.all([
+    result.text,
+    result.toolCalls,
+    result.responseMessages,
+    result.usage,
+    result.finishReason,
+  ]);
+  const output: ModelTurnOutput = {
+    text,
+    // A call the SDK could not parse (unknown tool, input failing its schema) is already
+    // answered with an error result in responseMessages; running it again would answer twice.
+    toolCalls: toolCalls
+      .filter((call) => !(call as { invalid?: boolean }).invalid)
+      .map((call) => ({ id: call.toolCallId, tool: call.toolName, args: toJson(call.input) })),
+    responseMessages: toJson(responseMessages) as ModelTurnOutput['responseMessages'],
+    usage: toUsage(usage),
+    finishReason,
+  };
+  if (input.schema) output.object = toJson(await result.output);
+  return output;
+}
+
+function toSdkTools(specs: ToolSpec[]): Record<string, Tool> | undefined {
+  if (specs.length === 0) return undefined;
+  const tools: Record<string, Tool> = {};
+  for (const spec of specs) {
+    tools[spec.name] = tool({ description: spec.description, inputSchema: jsonSchema(spec.parameters as JSONSchema7) });
+  }
+  return tools;
+}
+
+function toUsage(usage: {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  totalTokens: number | undefined;
+}): TokenUsage {
+  const inputTokens = usage.inputTokens ?? 0;
+  const outputTokens = usage.outputTokens ?? 0;
+  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+}
+
+/** One clear error naming the model; retryable unless a retry cannot help. Keys are scrubbed. */
+function describeError(error: unknown, spec: string, resolved: ResolvedModel, signal: AbortSignal): Error {
+  if (error instanceof WeftError) return error;
+  const clean = (text: string) => redact(text, resolved.secrets);
+  if (signal.aborted) {
+    const reason = signal.reason as { name?: string; message?: string } | undefined;
+    const what = reason?.name === 'TimeoutError' ? 'timed out' : `was aborted (${reason?.message ?? 'cancelled'})`;
+    return new ModelCallError(resolved, clean(`model call to ${spec} ${what}`));
+  }
+  const message = clean(error instanceof Error ? error.message : String(error));
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode === undefined ? '' : ` (HTTP ${error.statusCode})`;
+    const text = `model call to ${spec} failed${status}: ${message}`;
+    // 400/401/403/404 mean a bad request, key or model name: retrying cannot fix them.
+    return error.isRetryable ? new ModelCallError(resolved, text) : new NonRetryableError(text);
+  }
+  if (
+    InvalidPromptError.isInstance(error) ||
+    UnsupportedFunctionalityError.isInstance(error) ||
+    LoadAPIKeyError.isInstance(error)
+  ) {
+    return new NonRetryableError(`model call to ${spec} cannot be made: ${message}`);
+  }
+  if (error instanceof Error && error.name === 'AI_NoObjectGeneratedError') {
+    return new ModelCallError(resolved, `model ${spec} did not return an object matching the schema: ${message}`);
+  }
+  return new ModelCallError(resolved, `model call to ${spec} failed: ${message}`);
+}

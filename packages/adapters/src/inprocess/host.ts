@@ -1,0 +1,251 @@
+/**
+ * The in-process StepHost for one execution of one run. Completed calls come from the journal
+ * (replay); new calls go to the executor registry with the step's retry and timeout policy and
+ * are journaled (group commit) before their result is handed back.
+ */
+import {
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type CallPolicy,
+  DeterminismError,
+  type ErrorInfo,
+  type FlowRef,
+  formatFlowRef,
+  hashCall,
+  hashValue,
+  type Json,
+  NonRetryableError,
+  type RunEventInput,
+  RunInterrupt,
+  retryDelayMs,
+  type StepCall,
+  type StepHost,
+  toErrorInfo,
+} from '@weft/engine';
+import type { ExecutorRegistry } from '../executors/index.ts';
+import type { JournalEntry, RunStore } from '../store/types.ts';
+import type { GroupCommitter } from './group-commit.ts';
+import { abortableDelay, StepTimeoutError, withTimeout } from './timing.ts';
+
+export type ApprovalDecider = (request: {
+  runId: string;
+  stepId: string;
+  prompt: string;
+}) => Promise<{ approved: boolean; by?: string; comment?: string } | undefined>;
+
+export interface HostDeps {
+  runId: string;
+  store: RunStore;
+  committer: GroupCommitter;
+  executors: ExecutorRegistry;
+  journal: Map<string, JournalEntry>;
+  signal: AbortSignal;
+  decide?: ApprovalDecider | undefined;
+  /** Runs a child flow to its end (or until it parks); provided by the runner. */
+  spawnChild(stepId: string, ref: FlowRef, input: Json): Promise<SpawnOutcome>;
+}
+
+export type SpawnOutcome =
+  | { status: 'completed'; output: Json }
+  | { status: 'failed' | 'cancelled'; error: ErrorInfo }
+  | { status: 'waiting' };
+
+export class InProcessHost implements StepHost {
+  readonly #deps: HostDeps;
+  readonly #consumed = new Set<string>();
+  /** What the run is parked on, when it parks. */
+  readonly waitingFor: { stepId: string; reason: string }[] = [];
+
+  constructor(deps: HostDeps) {
+    this.#deps = deps;
+  }
+
+  emit(event: RunEventInput): void {
+    this.#deps.committer.addEvent(this.#deps.runId, event);
+  }
+
+  /** Journal entries the interpreter never asked for: the flow no longer matches the run. */
+  unconsumed(): string[] {
+    return [...this.#deps.journal.keys()].filter((id) => !this.#consumed.has(id));
+  }
+
+  async run(id: string, call: StepCall, policy: CallPolicy): Promise<Json> {
+    const recorded = this.#replay(id, hashCall(call));
+    if (recorded) return recorded.value;
+    this.#checkCancelled();
+    const { executors, signal, runId } = this.#deps;
+    const emitDelta = (text: string) => this.emit({ type: 'step.delta', stepId: id, text });
+    for (let attempt = 1; ; attempt++) {
+      const attemptSignal =
+        policy.timeoutMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(policy.timeoutMs)]);
+      try {
+        const work = executors.execute(call, { signal: attemptSignal, runId, stepId: id, emitDelta });
+        const output = await withTimeout(work, policy.timeoutMs, id);
+        await this.#record({
+          stepId: id,
+          kind: call.kind,
+          inputHash: hashCall(call),
+          status: 'completed',
+          output,
+          error: null,
+        });
+        return output;
+      } catch (caught) {
+        this.#checkCancelled();
+        // An executor that honours the signal reports a bare abort: name the timeout instead.
+        const error = attemptSignal.aborted
+          ? new StepTimeoutError(`step '${id}' timed out after ${policy.timeoutMs} ms`)
+          : caught;
+        const retryable = !(error instanceof NonRetryableError) && !(error instanceof DeterminismError);
+        if (!retryable || attempt >= policy.retry.maxAttempts) {
+          const info = toErrorInfo(error);
+          if (attempt > 1) info.message = `${info.message} (after ${attempt} attempts)`;
+          await this.#record({
+            stepId: id,
+            kind: call.kind,
+            inputHash: hashCall(call),
+            status: 'failed',
+            output: null,
+            error: info,
+          });
+          throw rehydrate(info);
+        }
+        const delayMs = retryDelayMs(policy.retry, attempt);
+        this.emit({ type: 'step.retrying', stepId: id, attempt, error: toErrorInfo(error), delayMs });
+        await abortableDelay(delayMs, signal).catch(() => this.#checkCancelled());
+      }
+    }
+  }
+
+  async sleep(id: string, ms: number): Promise<{ until: string }> {
+    const hash = `sleep:${ms}`;
+    let until: number;
+    const recorded = this.#replay(id, hash);
+    if (recorded) {
+      until = Date.parse(String((recorded.value as { until: string }).until));
+    } else {
+      this.#checkCancelled();
+      until = Date.now() + ms;
+      // The wake-up time is journaled first: a crash mid-sleep resumes with only the rest of it.
+      await this.#record({
+        stepId: id,
+        kind: 'sleep',
+        inputHash: hash,
+        status: 'completed',
+        output: { until: new Date(until).toISOString() },
+        error: null,
+      });
+    }
+    const remaining = until - Date.now();
+    if (remaining > 0) await abortableDelay(remaining, this.#deps.signal).catch(() => this.#checkCancelled());
+    return { until: new Date(until).toISOString() };
+  }
+
+  async waitForApproval(id: string, request: ApprovalRequest): Promise<ApprovalOutcome> {
+    const { store, runId, decide } = this.#deps;
+    this.#consumed.add(id);
+    let approval = await store.getApproval(runId, id);
+    if (!approval) {
+      const now = Date.now();
+      const deadline = request.timeoutMs === undefined ? null : now + request.timeoutMs;
+      await this.#deps.committer.flush(); // approval.requested is stored before the request is visible
+      await store.requestApproval({ runId, stepId: id, prompt: request.prompt, deadline, now });
+      approval = await store.getApproval(runId, id);
+    }
+    if (approval && approval.status === 'pending' && approval.deadline !== null && approval.deadline <= Date.now()) {
+      await store.resolveApproval(runId, id, { status: 'timed-out', by: 'timeout', comment: null, at: Date.now() });
+      approval = await store.getApproval(runId, id);
+    }
+    if (approval && approval.status === 'pending' && decide) {
+      const decision = await decide({ runId, stepId: id, prompt: request.prompt });
+      if (decision) {
+        await store.resolveApproval(runId, id, {
+          status: decision.approved ? 'approved' : 'rejected',
+          by: decision.by ?? null,
+          comment: decision.comment ?? null,
+          at: Date.now(),
+        });
+        approval = await store.getApproval(runId, id);
+      }
+    }
+    if (!approval || approval.status === 'pending') {
+      this.waitingFor.push({ stepId: id, reason: 'approval' });
+      throw new RunInterrupt('suspended', `waiting for approval at ${id}`);
+    }
+    const at = new Date(approval.decidedAt ?? Date.now()).toISOString();
+    if (approval.status === 'timed-out') return { kind: 'timed-out', at };
+    return {
+      kind: 'decided',
+      approved: approval.status === 'approved',
+      by: approval.decidedBy,
+      comment: approval.comment,
+      at,
+    };
+  }
+
+  async spawn(id: string, ref: FlowRef, input: Json): Promise<Json> {
+    const hash = `spawn:${formatFlowRef(ref)}:${hashValue(input)}`;
+    const recorded = this.#replay(id, hash);
+    if (recorded) return recorded.value;
+    this.#checkCancelled();
+    const outcome = await this.#deps.spawnChild(id, ref, input);
+    switch (outcome.status) {
+      case 'completed':
+        await this.#record({
+          stepId: id,
+          kind: 'spawn',
+          inputHash: hash,
+          status: 'completed',
+          output: outcome.output,
+          error: null,
+        });
+        return outcome.output;
+      case 'failed':
+      case 'cancelled':
+        await this.#record({
+          stepId: id,
+          kind: 'spawn',
+          inputHash: hash,
+          status: 'failed',
+          output: null,
+          error: outcome.error,
+        });
+        throw rehydrate(outcome.error);
+      case 'waiting':
+        this.waitingFor.push({ stepId: id, reason: 'child run' });
+        throw new RunInterrupt('suspended', `waiting for the child run of ${id}`);
+    }
+  }
+
+  #replay(id: string, hash: string): { value: Json } | undefined {
+    const entry = this.#deps.journal.get(id);
+    if (!entry) return undefined;
+    this.#consumed.add(id);
+    if (entry.inputHash !== hash) {
+      throw new DeterminismError(
+        `step '${id}' was recorded with different input than the flow now gives it: the flow changed under this run (recorded ${entry.kind}, now ${hash.split(':')[0]})`,
+      );
+    }
+    if (entry.status === 'failed') throw rehydrate(entry.error ?? { name: 'Error', message: 'failed' });
+    return { value: entry.output };
+  }
+
+  async #record(entry: JournalEntry): Promise<void> {
+    this.#consumed.add(entry.stepId);
+    this.#deps.journal.set(entry.stepId, entry);
+    await this.#deps.committer.addJournal(this.#deps.runId, entry);
+  }
+
+  #checkCancelled(): void {
+    if (this.#deps.signal.aborted) throw new RunInterrupt('cancelled');
+  }
+}
+
+/** A recorded failure, thrown again: non-retryable, since it is already final. */
+function rehydrate(info: ErrorInfo): Error {
+  const error = new NonRetryableError(info.message);
+  if (info.name) error.name = info.name;
+  return error;
+}
+
+export { StepTimeoutError };

@@ -1,0 +1,29 @@
+/**
+ * The run store: where the in-process runner keeps runs, their step journal, their event log
+ * and approvals. SQLite (a file under `data/`) by default, PostgreSQL when a URL says so.
+ */
+import { join } from 'node:path';
+import { openPostgresStore } from './postgres.ts';
+import { openSqliteStore } from './sqlite.ts';
+import type { RunStore } from './types.ts';
+
+export { openPostgresStore } from './postgres.ts';
+export { openSqliteStore } from './sqlite.ts';
+export type * from './types.ts';
+
+export interface OpenStoreOptions {
+  /** `postgres://…` / `postgresql://…` for PostgreSQL; otherwise a SQLite file path or ':memory:'. */
+  url?: string;
+  /** Where the default SQLite file (`weft.db`) lives when no url is given. Default `data`. */
+  dataDir?: string;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export async function openStore(options: OpenStoreOptions = {}): Promise<RunStore> {
+  const { url } = options;
+  if (url !== undefined && url !== '' && isPostgresUrl(url)) return openPostgresStore(url);
+  return openSqliteStore(url !== undefined && url !== '' ? url : join(options.dataDir ?? 'data', 'weft.db'));
+}

@@ -1,0 +1,222 @@
+/**
+ * Everything of the RunStore except the group commit, written once with Kysely for both
+ * dialects. Each method is a single statement, so none needs a transaction: a conditional
+ * UPDATE is atomic on its own, which is what makes claims and approval decisions race-free
+ * across processes (PG re-checks the WHERE clause after waiting on a row lock; SQLite
+ * serializes writers). It also means the SQLite store never holds a Kysely transaction open
+ * across an await, so its synchronous commit cannot interleave with one.
+ */
+import type { ErrorInfo, Json, RunEvent, RunStatus } from '@weft/engine';
+import type { Kysely, Updateable } from 'kysely';
+import {
+  encodeJson,
+  encodeNullable,
+  type RunsTable,
+  type StoreDatabase,
+  toApprovalRecord,
+  toJournalEntry,
+  toRunEvent,
+  toRunRecord,
+} from './schema.ts';
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  ApprovalStatus,
+  CommitBatch,
+  JournalEntry,
+  NewRun,
+  RunFilter,
+  RunRecord,
+  RunStore,
+} from './types.ts';
+
+export abstract class KyselyRunStore implements RunStore {
+  abstract readonly dialect: 'sqlite' | 'postgres';
+  protected readonly db: Kysely<StoreDatabase>;
+
+  constructor(db: Kysely<StoreDatabase>) {
+    this.db = db;
+  }
+
+  abstract commit(batches: CommitBatch[]): Promise<RunEvent[]>;
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  async createRun(run: NewRun): Promise<void> {
+    const now = Date.now();
+    await this.db
+      .insertInto('runs')
+      .values({
+        id: run.id,
+        flow_id: run.flowId,
+        flow_version: run.flowVersion,
+        flow: encodeJson(run.flow),
+        input: encodeJson(run.input),
+        status: run.status ?? 'running',
+        output: null,
+        error: null,
+        backend: run.backend,
+        parent_run_id: run.parentRunId ?? null,
+        parent_step_id: run.parentStepId ?? null,
+        fixtures: encodeNullable(run.fixtures),
+        owner: null,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = await this.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  /** Newest first. */
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const { flowId, status, backend, parentRunId, since, limit } = filter;
+    // An empty status list matches nothing (and `IN ()` is not valid SQL).
+    if (status !== undefined && status.length === 0) return [];
+    let query = this.db.selectFrom('runs').selectAll();
+    if (flowId !== undefined) query = query.where('flow_id', '=', flowId);
+    if (status !== undefined) query = query.where('status', 'in', status);
+    if (backend !== undefined) query = query.where('backend', '=', backend);
+    if (parentRunId !== undefined) query = query.where('parent_run_id', '=', parentRunId);
+    if (since !== undefined) query = query.where('created_at', '>=', since);
+    query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+    if (limit !== undefined) query = query.limit(limit);
+    return (await query.execute()).map(toRunRecord);
+  }
+
+  async updateRun(
+    id: string,
+    patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null },
+  ): Promise<void> {
+    const set: Updateable<RunsTable> = { updated_at: Date.now() };
+    if (patch.status !== undefined) set.status = patch.status;
+    if (patch.output !== undefined) set.output = encodeNullable(patch.output);
+    if (patch.error !== undefined) set.error = encodeNullable(patch.error);
+    await this.db.updateTable('runs').set(set).where('id', '=', id).execute();
+  }
+
+  // Leases leave updated_at alone: it tracks the run's state, and renewals every few seconds
+  // would make every running run look freshly changed.
+  async claimRun(
+    id: string,
+    claim: { owner: string; leaseUntil: number; now: number; takeOverFrom?: string },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('runs')
+      .set({ owner: claim.owner, lease_until: claim.leaseUntil })
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([
+          eb('owner', 'is', null),
+          eb('owner', '=', claim.owner),
+          eb('lease_until', '<', claim.now),
+          ...(claim.takeOverFrom === undefined ? [] : [eb('owner', '=', claim.takeOverFrom)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('runs')
+      .set({ lease_until: leaseUntil })
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async releaseRun(id: string, owner: string): Promise<void> {
+    await this.db
+      .updateTable('runs')
+      .set({ owner: null, lease_until: null })
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .execute();
+  }
+
+  /** In commit order (entries of one commit share a timestamp; step id breaks the tie). */
+  async loadJournal(runId: string): Promise<JournalEntry[]> {
+    const rows = await this.db
+      .selectFrom('journal')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('created_at')
+      .orderBy('step_id')
+      .execute();
+    return rows.map(toJournalEntry);
+  }
+
+  async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    const rows = await this.db
+      .selectFrom('run_events')
+      .select(['run_id', 'seq', 'payload', 'at'])
+      .where('run_id', '=', runId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .execute();
+    return rows.map(toRunEvent);
+  }
+
+  async requestApproval(request: {
+    runId: string;
+    stepId: string;
+    prompt: string;
+    deadline: number | null;
+    now: number;
+  }): Promise<void> {
+    await this.db
+      .insertInto('approvals')
+      .values({
+        run_id: request.runId,
+        step_id: request.stepId,
+        prompt: request.prompt,
+        status: 'pending',
+        requested_at: request.now,
+        deadline: request.deadline,
+        decided_by: null,
+        comment: null,
+        decided_at: null,
+      })
+      .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing())
+      .execute();
+  }
+
+  async getApproval(runId: string, stepId: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.db
+      .selectFrom('approvals')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('step_id', '=', stepId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toApprovalRecord(row);
+  }
+
+  async resolveApproval(runId: string, stepId: string, decision: ApprovalDecision): Promise<boolean> {
+    // The status guard is the whole arbitration: only the first UPDATE still sees 'pending'.
+    const result = await this.db
+      .updateTable('approvals')
+      .set({ status: decision.status, decided_by: decision.by, comment: decision.comment, decided_at: decision.at })
+      .where('run_id', '=', runId)
+      .where('step_id', '=', stepId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Oldest request first. */
+  async listApprovals(filter: { status?: ApprovalStatus; runId?: string } = {}): Promise<ApprovalRecord[]> {
+    let query = this.db.selectFrom('approvals').selectAll();
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.runId !== undefined) query = query.where('run_id', '=', filter.runId);
+    const rows = await query.orderBy('requested_at').orderBy('run_id').orderBy('step_id').execute();
+    return rows.map(toApprovalRecord);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The tables as Kysely sees them, and the mapping between rows and the records of types.ts.
+ * JSON values are stored as text in both dialects (not PG jsonb): text gives back exactly the
+ * document that went in (jsonb reorders keys and drops duplicates), and one encoding keeps the
+ * two dialects interchangeable.
+ */
+import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
+import type { ApprovalRecord, ApprovalStatus, JournalEntry, RunRecord } from './types.ts';
+
+export interface RunsTable {
+  id: string;
+  flow_id: string;
+  flow_version: number;
+  flow: string;
+  input: string;
+  status: RunStatus;
+  output: string | null;
+  error: string | null;
+  backend: string;
+  parent_run_id: string | null;
+  parent_step_id: string | null;
+  fixtures: string | null;
+  owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JournalTable {
+  run_id: string;
+  step_id: string;
+  kind: string;
+  input_hash: string;
+  status: JournalEntry['status'];
+  output: string | null;
+  error: string | null;
+  created_at: number;
+}
+
+export interface RunEventsTable {
+  run_id: string;
+  seq: number;
+  /** `eventKey(event)`; null for deltas, which never dedupe (NULLs are distinct in a UNIQUE). */
+  key: string | null;
+  type: RunEventInput['type'];
+  /** The whole event as emitted, so it reads back field for field. */
+  payload: string;
+  at: number;
+}
+
+export interface ApprovalsTable {
+  run_id: string;
+  step_id: string;
+  prompt: string;
+  status: ApprovalStatus;
+  requested_at: number;
+  deadline: number | null;
+  decided_by: string | null;
+  comment: string | null;
+  decided_at: number | null;
+}
+
+export interface StoreDatabase {
+  runs: RunsTable;
+  journal: JournalTable;
+  run_events: RunEventsTable;
+  approvals: ApprovalsTable;
+}
+
+/** Encodes a required JSON value; `undefined` (not JSON) is stored as null rather than failing the write. */
+export function encodeJson(value: Json | undefined): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** Encodes a nullable JSON column: SQL NULL stands for null. */
+export function encodeNullable(value: Json | ErrorInfo | null | undefined): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+function decode<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+export function toRunRecord(row: RunsTable): RunRecord {
+  return {
+    id: row.id,
+    flowId: row.flow_id,
+    flowVersion: row.flow_version,
+    flow: JSON.parse(row.flow) as Json,
+    input: JSON.parse(row.input) as Json,
+    status: row.status,
+    output: decode<Json>(row.output),
+    error: decode<ErrorInfo>(row.error),
+    backend: row.backend,
+    parentRunId: row.parent_run_id,
+    parentStepId: row.parent_step_id,
+    fixtures: decode<Json>(row.fixtures),
+    owner: row.owner,
+    leaseUntil: row.lease_until,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toJournalEntry(row: JournalTable): JournalEntry {
+  return {
+    stepId: row.step_id,
+    kind: row.kind,
+    inputHash: row.input_hash,
+    status: row.status,
+    output: decode<Json>(row.output),
+    error: decode<ErrorInfo>(row.error),
+  };
+}
+
+/** The event as emitted plus where the store put it; the same shape `commit` returns. */
+export function toRunEvent(row: Pick<RunEventsTable, 'run_id' | 'seq' | 'payload' | 'at'>): RunEvent {
+  return { ...(JSON.parse(row.payload) as RunEventInput), runId: row.run_id, seq: row.seq, at: row.at };
+}
+
+export function toApprovalRecord(row: ApprovalsTable): ApprovalRecord {
+  return {
+    runId: row.run_id,
+    stepId: row.step_id,
+    prompt: row.prompt,
+    status: row.status,
+    requestedAt: row.requested_at,
+    deadline: row.deadline,
+    decidedBy: row.decided_by,
+    comment: row.comment,
+    decidedAt: row.decided_at,
+  };
+}

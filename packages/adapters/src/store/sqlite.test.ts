@@ -1,0 +1,84 @@
+/**
+ * SQLite behaviours that need real processes: a commit survives SIGKILL right after it returns
+ * (the crash model WAL + synchronous=NORMAL is chosen for), and processes committing to the same
+ * file at once keep each run's seq unique and gap-free (BEGIN IMMEDIATE + max(seq), no cache).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from './index.ts';
+
+const storeModule = fileURLToPath(new URL('./index.ts', import.meta.url));
+
+// Commits `count` step groups to `runId` (from `startAt`, ms epoch), prints "done", then kills
+// itself without any cleanup.
+const child = `
+import { openSqliteStore } from ${JSON.stringify(storeModule)};
+const [file, runId, prefix, count, startAt] = process.argv.slice(2);
+const store = await openSqliteStore(file);
+// Start together, so that concurrent children really interleave their commits.
+await new Promise((resolve) => setTimeout(resolve, Number(startAt ?? 0) - Date.now()));
+for (let i = 0; i < Number(count); i++) {
+  const stepId = prefix + i;
+  await store.commit([{ runId, journal: [{ stepId, kind: 'tool', inputHash: 'h', status: 'completed', output: i, error: null }],
+    events: [{ type: 'step.started', stepId, stepType: 'tool' }, { type: 'step.completed', stepId, output: i }] }]);
+}
+process.stdout.write('done');
+process.kill(process.pid, 'SIGKILL');
+`;
+
+function runChild(script: string, args: string[]): Promise<{ out: string; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (chunk) => {
+      out += String(chunk);
+    });
+    proc.on('error', reject);
+    proc.on('exit', (_code, signal) => resolve({ out, signal }));
+  });
+}
+
+describe('sqlite store across processes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-sqlite-'));
+  const script = join(dir, 'child.mts');
+  writeFileSync(script, child);
+  const file = join(dir, 'weft.db');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const newRun = async (id: string) => {
+    const store = await openSqliteStore(file);
+    await store.createRun({ id, flowId: 'f', flowVersion: 1, flow: {}, input: {}, backend: 'inprocess' });
+    await store.close();
+  };
+
+  it('keeps every commit that returned before a SIGKILL', async () => {
+    await newRun('killed');
+    const { out, signal } = await runChild(script, [file, 'killed', 's', '50']);
+    expect([out, signal]).toEqual(['done', 'SIGKILL']);
+    const store = await openSqliteStore(file);
+    expect(await store.loadJournal('killed')).toHaveLength(50);
+    expect((await store.readEvents('killed')).map((e) => e.seq)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    await store.close();
+  });
+
+  it('numbers one run gap-free while three processes commit to it', async () => {
+    await newRun('shared');
+    const startAt = String(Date.now() + 1_500);
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((p) => runChild(script, [file, 'shared', p, '300', startAt])),
+    );
+    expect(results.map((r) => r.out)).toEqual(['done', 'done', 'done']);
+    const store = await openSqliteStore(file);
+    const events = await store.readEvents('shared');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1800 }, (_, i) => i + 1));
+    expect(await store.loadJournal('shared')).toHaveLength(900);
+    // The processes did interleave (one after another would switch writers only twice).
+    const writers = events.map((e) => (e as { stepId: string }).stepId[0]);
+    expect(writers.filter((w, i) => i > 0 && w !== writers[i - 1]).length).toBeGreaterThan(2);
+    await store.close();
+  });
+});

@@ -1,0 +1,319 @@
+import type { RunEventInput } from '@weft/engine';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completed, postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
+import type { CommitBatch, JournalEntry, NewRun, RunStore } from './types.ts';
+
+// The same behaviours, word for word, against both dialects.
+describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))('%s run store', (_, backend) => {
+  let store: RunStore;
+  const opened: RunStore[] = [];
+  const open = async (): Promise<RunStore> => {
+    const s = await backend.open();
+    opened.push(s);
+    return s;
+  };
+
+  beforeAll(async () => {
+    await backend.setup();
+    store = await open();
+  });
+  afterAll(async () => {
+    for (const s of opened) await s.close();
+    await backend.teardown();
+  });
+
+  // Tests share one database: every id is unique so no test sees another's rows.
+  let counter = 0;
+  const uid = (prefix: string): string => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
+    id: uid('run'),
+    flowId: 'flow',
+    flowVersion: 1,
+    flow: { irVersion: 1, id: 'flow', steps: [] },
+    input: { ticket: 'hi' },
+    backend: 'inprocess',
+    ...overrides,
+  });
+  const created = async (overrides: Partial<NewRun> = {}): Promise<string> => {
+    const run = newRun(overrides);
+    await store.createRun(run);
+    return run.id;
+  };
+  it('creates and reads a run, JSON exactly as given', async () => {
+    const input = { z: 1, a: [1.5, -0.25, 1e21, null, { deep: { é: 'ü', n: null } }], m: 'x' };
+    const run = newRun({ input, parentRunId: 'p', parentStepId: 's', fixtures: { agent: [{ text: '3' }] } });
+    await store.createRun(run);
+    const got = await store.getRun(run.id);
+    expect(got).toMatchObject({
+      ...run,
+      status: 'running',
+      output: null,
+      error: null,
+      owner: null,
+      leaseUntil: null,
+    });
+    // Key order and number spelling survive too (text, not jsonb).
+    expect(JSON.stringify(got?.input)).toBe(JSON.stringify(input));
+    expect(got?.createdAt).toBeTypeOf('number');
+    expect(got?.updatedAt).toBe(got?.createdAt);
+    expect(await store.getRun('missing')).toBeUndefined();
+    await expect(store.createRun(run)).rejects.toThrow();
+  });
+
+  it('lists runs newest first and filters them', async () => {
+    const flowId = uid('flow');
+    const a = await created({ flowId, backend: 'inngest' });
+    await new Promise((r) => setTimeout(r, 5));
+    const b = await created({ flowId, status: 'waiting', parentRunId: a });
+    await new Promise((r) => setTimeout(r, 5));
+    const c = await created({ flowId });
+    const ids = async (filter: Parameters<RunStore['listRuns']>[0]) =>
+      (await store.listRuns({ flowId, ...filter })).map((r) => r.id);
+
+    expect(await ids({})).toEqual([c, b, a]);
+    expect(await ids({ status: ['waiting'] })).toEqual([b]);
+    expect(await ids({ status: ['waiting', 'running'] })).toEqual([c, b, a]);
+    expect(await ids({ status: [] })).toEqual([]);
+    expect(await ids({ backend: 'inngest' })).toEqual([a]);
+    expect(await ids({ parentRunId: a })).toEqual([b]);
+    expect(await ids({ limit: 2 })).toEqual([c, b]);
+    const bRecord = await store.getRun(b);
+    expect(await ids({ since: bRecord?.createdAt })).toEqual([c, b]);
+    expect((await store.listRuns()).map((r) => r.id)).toEqual(expect.arrayContaining([a, b, c]));
+  });
+
+  it('updates status, output and error, and clears them with null', async () => {
+    const id = await created();
+    const before = await store.getRun(id);
+    await new Promise((r) => setTimeout(r, 5));
+    await store.updateRun(id, { status: 'completed', output: { answer: [1, { x: null }] } });
+    let run = await store.getRun(id);
+    expect(run).toMatchObject({ status: 'completed', output: { answer: [1, { x: null }] }, error: null });
+    expect(run?.updatedAt).toBeGreaterThan(before?.updatedAt ?? Infinity);
+    await store.updateRun(id, { status: 'failed', output: null, error: { name: 'Error', message: 'boom', code: 'x' } });
+    run = await store.getRun(id);
+    expect(run).toMatchObject({ status: 'failed', output: null, error: { name: 'Error', message: 'boom', code: 'x' } });
+    expect(run?.input).toEqual(before?.input);
+  });
+
+  it('round-trips journal entries, failures included', async () => {
+    const runId = await created();
+    const entries: JournalEntry[] = [
+      completed('a', { text: 'hi', n: 0.1, list: [null, true] }),
+      {
+        stepId: 'b',
+        kind: 'code',
+        inputHash: 'h-b',
+        status: 'failed',
+        output: null,
+        error: { name: 'E', message: 'no' },
+      },
+      completed('c', null),
+    ];
+    await store.commit([{ runId, journal: entries, events: [] }]);
+    expect(await store.loadJournal(runId)).toEqual(entries);
+    // The first result of a step stands.
+    await store.commit([{ runId, journal: [completed('a', 'other')], events: [] }]);
+    expect((await store.loadJournal(runId))[0]?.output).toEqual(entries[0]?.output);
+    expect(await store.loadJournal(await created())).toEqual([]);
+  });
+
+  it('dedupes keyed events, numbers the rest gap-free, and returns what it stored', async () => {
+    const runId = await created();
+    const batch: CommitBatch = {
+      runId,
+      journal: [completed('a')],
+      events: [
+        { type: 'run.started', flowId: 'flow', flowVersion: 1, input: { ticket: 'hi' }, backend: 'inprocess' },
+        ...stepEvents('a'),
+        { type: 'step.started', stepId: 'a', stepType: 'tool' }, // same key within the batch
+      ],
+    };
+    const first = await store.commit([batch]);
+    expect(first.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'run.started'],
+      [2, 'step.started'],
+      [3, 'step.completed'],
+    ]);
+    expect(first.every((e) => e.runId === runId && typeof e.at === 'number')).toBe(true);
+    expect(await store.readEvents(runId)).toEqual(first);
+
+    // A replay re-emits the same facts: nothing new.
+    expect(await store.commit([batch])).toEqual([]);
+    const more = await store.commit([{ runId, journal: [], events: [...stepEvents('a'), ...stepEvents('b')] }]);
+    expect(more.map((e) => e.seq)).toEqual([4, 5]);
+    expect((await store.readEvents(runId)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('always appends deltas and reads after a seq', async () => {
+    const runId = await created();
+    const deltas: RunEventInput[] = [
+      { type: 'step.delta', stepId: 'a', text: 'he' },
+      { type: 'step.delta', stepId: 'a', text: 'llo' },
+    ];
+    await store.commit([{ runId, journal: [], events: deltas }]);
+    await store.commit([{ runId, journal: [], events: deltas }]);
+    expect((await store.readEvents(runId)).map((e) => [e.seq, (e as { text: string }).text])).toEqual([
+      [1, 'he'],
+      [2, 'llo'],
+      [3, 'he'],
+      [4, 'llo'],
+    ]);
+    expect((await store.readEvents(runId, 2)).map((e) => e.seq)).toEqual([3, 4]);
+    expect(await store.readEvents(runId, 4)).toEqual([]);
+  });
+
+  it('gives back every event type exactly as emitted', async () => {
+    const runId = await created();
+    const error = { name: 'StepFailedError', message: 'x', code: 'step_failed', stepId: 's' };
+    const events: RunEventInput[] = [
+      { type: 'run.started', flowId: 'f', flowVersion: 2, input: null, backend: 'inprocess', parentRunId: 'p' },
+      { type: 'step.started', stepId: 's', stepType: 'llm', parentId: 'loop', input: { q: [1, 2] } },
+      { type: 'step.delta', stepId: 's', text: 'tok' },
+      {
+        type: 'step.completed',
+        stepId: 's',
+        output: { text: 'hi' },
+        usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
+      },
+      { type: 'step.retrying', stepId: 't', attempt: 1, error, delayMs: 1000 },
+      { type: 'step.failed', stepId: 't', error },
+      { type: 'approval.requested', stepId: 'ok', prompt: 'Ship?', timeoutMs: 60_000 },
+      { type: 'approval.resolved', stepId: 'ok', approved: true, by: 'ann', comment: null, timedOut: false },
+      { type: 'child.started', stepId: 'sp', childRunId: 'c1', flowId: 'child' },
+      { type: 'run.completed', output: [1, 'two', { three: 3 }] },
+      { type: 'run.failed', error },
+      { type: 'run.cancelled', reason: 'user' },
+    ] as RunEventInput[];
+    const stored = await store.commit([{ runId, journal: [], events }]);
+    const read = await store.readEvents(runId);
+    expect(read).toStrictEqual(stored);
+    expect(read.map(({ runId: _r, seq: _s, at: _a, ...event }) => event)).toStrictEqual(events);
+  });
+
+  it('commits several runs at once, each with its own numbering', async () => {
+    const [a, b] = [await created(), await created()];
+    const stored = await store.commit([
+      { runId: a, journal: [completed('x')], events: stepEvents('x') },
+      { runId: b, journal: [completed('y')], events: stepEvents('y') },
+      { runId: a, journal: [], events: [{ type: 'step.delta', stepId: 'z', text: '.' }] },
+    ]);
+    expect(stored.map((e) => [e.runId, e.seq])).toEqual([
+      [a, 1],
+      [a, 2],
+      [b, 1],
+      [b, 2],
+      [a, 3],
+    ]);
+  });
+
+  it('writes all batches or none', async () => {
+    const runId = await created();
+    const failing = store.commit([
+      { runId, journal: [completed('a')], events: stepEvents('a') },
+      { runId: 'no-such-run', journal: [completed('b')], events: stepEvents('b') },
+    ]);
+    await expect(failing).rejects.toThrow();
+    expect(await store.loadJournal(runId)).toEqual([]);
+    expect(await store.readEvents(runId)).toEqual([]);
+    // The store is still usable and numbering starts from 1.
+    const ok = await store.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
+    expect(ok.map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it('keeps seq unique and gap-free when two connections commit to one run at once', async () => {
+    const runId = await created();
+    const other = await open();
+    const commits = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 === 0 ? store : other).commit([
+        { runId, journal: [completed(`s${i}`)], events: [...stepEvents(`s${i}`), ...stepEvents(`s${i}`)] },
+      ]),
+    );
+    const stored = (await Promise.all(commits)).flat();
+    expect(stored).toHaveLength(80);
+    const seqs = (await store.readEvents(runId)).map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    expect(stored.map((e) => e.seq).sort((x, y) => x - y)).toEqual(seqs);
+  });
+
+  it('claims, renews, takes over and releases runs', async () => {
+    const id = await created();
+    const claim = (owner: string, now: number, takeOverFrom?: string) =>
+      store.claimRun(id, { owner, leaseUntil: now + 1000, now, ...(takeOverFrom ? { takeOverFrom } : {}) });
+    expect(await claim('A', 0)).toBe(true);
+    expect(await store.getRun(id)).toMatchObject({ owner: 'A', leaseUntil: 1000 });
+    expect(await claim('A', 500)).toBe(true); // re-claim by the owner
+    expect(await claim('B', 900)).toBe(false); // lease still held (until 1500)
+    expect(await store.renewLease(id, 'A', 5000)).toBe(true);
+    expect(await store.renewLease(id, 'B', 9000)).toBe(false);
+    expect(await claim('B', 4000)).toBe(false);
+    expect(await claim('B', 4000, 'A')).toBe(true); // A is known dead
+    expect(await store.renewLease(id, 'A', 9000)).toBe(false);
+    expect(await claim('C', 5001)).toBe(true); // B's lease (until 5000) ended
+    await store.releaseRun(id, 'B'); // not B's any more: no effect
+    expect((await store.getRun(id))?.owner).toBe('C');
+    await store.releaseRun(id, 'C');
+    expect(await store.getRun(id)).toMatchObject({ owner: null, leaseUntil: null });
+    expect(await claim('D', 0)).toBe(true);
+    expect(await store.claimRun('missing', { owner: 'A', leaseUntil: 1, now: 0 })).toBe(false);
+  });
+
+  it('records approvals once and lets exactly one of ten concurrent decisions win', async () => {
+    const runId = await created();
+    await store.requestApproval({ runId, stepId: 'ok', prompt: 'Ship?', deadline: 2000, now: 1000 });
+    await store.requestApproval({ runId, stepId: 'ok', prompt: 'Changed?', deadline: null, now: 1500 });
+    const pending = {
+      runId,
+      stepId: 'ok',
+      prompt: 'Ship?',
+      status: 'pending',
+      requestedAt: 1000,
+      deadline: 2000,
+      decidedBy: null,
+      comment: null,
+      decidedAt: null,
+    };
+    expect(await store.getApproval(runId, 'ok')).toEqual(pending);
+    expect(await store.listApprovals({ runId, status: 'pending' })).toEqual([pending]);
+
+    const other = await open();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? store : other).resolveApproval(runId, 'ok', {
+          status: i % 3 === 0 ? 'rejected' : 'approved',
+          by: `user${i}`,
+          comment: `c${i}`,
+          at: 3000 + i,
+        }),
+      ),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect(await store.getApproval(runId, 'ok')).toEqual({
+      ...pending,
+      status: winner % 3 === 0 ? 'rejected' : 'approved',
+      decidedBy: `user${winner}`,
+      comment: `c${winner}`,
+      decidedAt: 3000 + winner,
+    });
+    expect(await store.resolveApproval(runId, 'ok', { status: 'approved', by: null, comment: null, at: 1 })).toBe(
+      false,
+    );
+    expect(await store.resolveApproval(runId, 'nope', { status: 'approved', by: null, comment: null, at: 1 })).toBe(
+      false,
+    );
+    expect(await store.listApprovals({ runId, status: 'pending' })).toEqual([]);
+    expect((await store.listApprovals({ runId })).map((a) => a.stepId)).toEqual(['ok']);
+    expect(await store.getApproval(runId, 'nope')).toBeUndefined();
+  });
+
+  it('migrates idempotently: opening again keeps the data', async () => {
+    const runId = await created();
+    await store.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
+    const again = await open();
+    const third = await open();
+    expect(again.dialect).toBe(backend.name);
+    expect(await third.getRun(runId)).toMatchObject({ id: runId });
+    expect(await again.readEvents(runId)).toHaveLength(2);
+  });
+});

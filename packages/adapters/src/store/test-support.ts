@@ -1,0 +1,98 @@
+/**
+ * For the store tests: the two places they run — a SQLite file in a temp dir and a throwaway
+ * PostgreSQL database (random name, dropped afterwards) — and small fixtures. `open` can be
+ * called several times per backend to get independent connections to the same data, which is
+ * how the tests stand in for several processes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Json, RunEventInput } from '@weft/engine';
+import pg from 'pg';
+import { openPostgresStore, openSqliteStore } from './index.ts';
+import type { JournalEntry, RunStore } from './types.ts';
+
+export function completed(stepId: string, output: Json = { ok: stepId }): JournalEntry {
+  return { stepId, kind: 'tool', inputHash: `h-${stepId}`, status: 'completed', output, error: null };
+}
+
+export function stepEvents(stepId: string): RunEventInput[] {
+  return [
+    { type: 'step.started', stepId, stepType: 'tool' },
+    { type: 'step.completed', stepId, output: { ok: stepId } },
+  ];
+}
+
+export interface TestBackend {
+  readonly name: 'sqlite' | 'postgres';
+  setup(): Promise<void>;
+  /** A new store instance (own connection / pool) on the backend's database. */
+  open(): Promise<RunStore>;
+  teardown(): Promise<void>;
+}
+
+export function sqliteBackend(): TestBackend {
+  let dir = '';
+  return {
+    name: 'sqlite',
+    async setup() {
+      dir = mkdtempSync(join(tmpdir(), 'weft-store-'));
+    },
+    open: () => openSqliteStore(join(dir, 'nested', 'weft.db')),
+    async teardown() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The admin database to create test databases from; WEFT_TEST_PG_URL overrides. */
+const ADMIN_URLS = process.env.WEFT_TEST_PG_URL
+  ? [process.env.WEFT_TEST_PG_URL]
+  : ['postgres://postgres@127.0.0.1:5432/test', 'postgres://root@127.0.0.1:5432/test'];
+
+async function connectAdmin(): Promise<{ client: pg.Client; url: URL }> {
+  const failures: string[] = [];
+  for (const url of ADMIN_URLS) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      return { client, url: new URL(url) };
+    } catch (error) {
+      failures.push(`${url}: ${(error as Error).message}`);
+      await client.end().catch(() => {});
+    }
+  }
+  throw new Error(
+    `PostgreSQL is not reachable (${failures.join('; ')}). Start it with: ` +
+      'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  );
+}
+
+export function postgresBackend(): TestBackend {
+  // Lowercase letters and digits only, so the name needs no quoting rules beyond the quotes.
+  const database = `weft_store_${Math.random().toString(36).slice(2, 10)}`;
+  let url = '';
+  return {
+    name: 'postgres',
+    async setup() {
+      const admin = await connectAdmin();
+      try {
+        await admin.client.query(`CREATE DATABASE "${database}"`);
+      } finally {
+        await admin.client.end();
+      }
+      admin.url.pathname = `/${database}`;
+      url = admin.url.toString();
+    },
+    open: () => openPostgresStore(url),
+    async teardown() {
+      if (url === '') return;
+      const admin = await connectAdmin();
+      try {
+        await admin.client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      } finally {
+        await admin.client.end();
+      }
+    },
+  };
+}

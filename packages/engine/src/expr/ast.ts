@@ -1,0 +1,158 @@
+/**
+ * The expression AST: a discriminated union on `type`. It is faithful to the source (operators
+ * as written, `==` stays `==`, optional chains keep their `?.`), so an exporter can print it
+ * back as JavaScript. `start`/`end` are 0-based offsets into the expression source.
+ */
+
+/** The names an expression may read. */
+export type ExprRoot = 'input' | 'steps' | 'item' | 'index' | 'iteration' | 'args';
+export const EXPR_ROOTS: readonly ExprRoot[] = ['input', 'steps', 'item', 'index', 'iteration', 'args'];
+
+export type UnaryOperator = '!' | '-' | '+' | 'typeof';
+export type BinaryOperator = '+' | '-' | '*' | '/' | '%' | '**' | '==' | '!=' | '===' | '!==' | '<' | '<=' | '>' | '>=';
+export type LogicalOperator = '&&' | '||' | '??';
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+export interface LiteralNode extends Span {
+  type: 'Literal';
+  value: string | number | boolean | null;
+  /** The literal as written (`0x10`, `'it\'s'`). */
+  raw: string;
+}
+export interface IdentifierNode extends Span {
+  type: 'Identifier';
+  name: ExprRoot;
+}
+export interface ArrayNode extends Span {
+  type: 'Array';
+  elements: ExprNode[];
+}
+export interface PropertyNode extends Span {
+  key: string;
+  /** The key as written: `a`, `'a b'`, `1`. */
+  rawKey: string;
+  value: ExprNode;
+  /** `{ input }` */
+  shorthand: boolean;
+}
+export interface ObjectNode extends Span {
+  type: 'Object';
+  properties: PropertyNode[];
+}
+/** `a.b` / `a?.b` */
+export interface MemberNode extends Span {
+  type: 'Member';
+  object: ExprNode;
+  property: string;
+  optional: boolean;
+}
+/** `a[x]` / `a?.[x]` */
+export interface IndexNode extends Span {
+  type: 'Index';
+  object: ExprNode;
+  index: ExprNode;
+  optional: boolean;
+}
+/** A helper call: `len(x)`. */
+export interface CallNode extends Span {
+  type: 'Call';
+  callee: string;
+  args: ExprNode[];
+}
+/** A whitelisted string/array method: `a.slice(1)` / `a?.slice(1)`. */
+export interface MethodCallNode extends Span {
+  type: 'MethodCall';
+  object: ExprNode;
+  method: string;
+  args: ExprNode[];
+  optional: boolean;
+}
+/** Wraps an optional chain (`a?.b.c`): where a short-circuited chain becomes `undefined`. */
+export interface ChainNode extends Span {
+  type: 'Chain';
+  expression: ExprNode;
+}
+export interface UnaryNode extends Span {
+  type: 'Unary';
+  operator: UnaryOperator;
+  argument: ExprNode;
+}
+export interface BinaryNode extends Span {
+  type: 'Binary';
+  operator: BinaryOperator;
+  left: ExprNode;
+  right: ExprNode;
+}
+export interface LogicalNode extends Span {
+  type: 'Logical';
+  operator: LogicalOperator;
+  left: ExprNode;
+  right: ExprNode;
+}
+export interface ConditionalNode extends Span {
+  type: 'Conditional';
+  test: ExprNode;
+  consequent: ExprNode;
+  alternate: ExprNode;
+}
+
+export type ExprNode =
+  | LiteralNode
+  | IdentifierNode
+  | ArrayNode
+  | ObjectNode
+  | MemberNode
+  | IndexNode
+  | CallNode
+  | MethodCallNode
+  | ChainNode
+  | UnaryNode
+  | BinaryNode
+  | LogicalNode
+  | ConditionalNode;
+
+/** The direct children of a node, in source order. */
+export function childrenOf(node: ExprNode): ExprNode[] {
+  switch (node.type) {
+    case 'Literal':
+    case 'Identifier':
+      return [];
+    case 'Array':
+      return node.elements;
+    case 'Object':
+      return node.properties.map((p) => p.value);
+    case 'Member':
+      return [node.object];
+    case 'Index':
+      return [node.object, node.index];
+    case 'Call':
+      return node.args;
+    case 'MethodCall':
+      return [node.object, ...node.args];
+    case 'Chain':
+      return [node.expression];
+    case 'Unary':
+      return [node.argument];
+    case 'Binary':
+    case 'Logical':
+      return [node.left, node.right];
+    case 'Conditional':
+      return [node.test, node.consequent, node.alternate];
+  }
+}
+
+/** The depth of the tree (a leaf is 1), measured without recursion. */
+export function depthOf(root: ExprNode): number {
+  let max = 0;
+  const stack: [ExprNode, number][] = [[root, 1]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [node, depth] = top;
+    if (depth > max) max = depth;
+    for (const child of childrenOf(node)) stack.push([child, depth + 1]);
+  }
+  return max;
+}

@@ -1,0 +1,40 @@
+/**
+ * A fingerprint of a checkpointed call. The journal stores it next to the result, so a replay
+ * that asks for the same step id with different input (the flow changed under a live run) is
+ * caught as a determinism error instead of silently reusing a stale answer.
+ * Pure JavaScript (no crypto module): it must run inside Temporal's workflow sandbox too.
+ */
+import type { StepCall } from './host.ts';
+
+export function hashCall(call: StepCall): string {
+  return `${call.kind}:${hashValue(call.input)}`;
+}
+
+export function hashValue(value: unknown): string {
+  return cyrb53(canonicalJson(value));
+}
+
+/** JSON with object keys sorted, so the same value always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+}
+
+/** cyrb53: a fast, well-distributed 53-bit string hash. */
+function cyrb53(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}

@@ -1,0 +1,58 @@
+/** `map`: runs its steps once per item (with `item`/`index`), `concurrency` at a time. Output: each iteration's last output. */
+import { z } from 'zod';
+import { NonRetryableError } from '../errors.ts';
+import { childScope, type StepHandler } from '../interpreter/context.ts';
+import { settleAll } from '../interpreter/settle.ts';
+import { baseStepShape, exprSchema } from '../ir/common.ts';
+import type { Json } from '../json.ts';
+import { type StepListSchema, stepListSchema } from './step-list.ts';
+
+export const MAX_MAP_ITEMS = 10_000;
+export const DEFAULT_MAP_CONCURRENCY = 10;
+
+export const mapStepSchema = z.strictObject({
+  ...baseStepShape,
+  type: z.literal('map'),
+  items: exprSchema,
+  concurrency: z.int().min(1).max(1000).optional(),
+  get steps(): StepListSchema {
+    return stepListSchema();
+  },
+});
+export type MapStep = z.infer<typeof mapStepSchema>;
+
+export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
+  describeInput(step, ctx) {
+    const items = ctx.resolve(step.items);
+    if (!Array.isArray(items)) throw new NonRetryableError(`map items must be an array, got ${typeOf(items)}`);
+    if (items.length > MAX_MAP_ITEMS)
+      throw new NonRetryableError(`map over ${items.length} items exceeds ${MAX_MAP_ITEMS}`);
+    return { items };
+  },
+  async execute(step, ctx, { items }) {
+    const results: Json[] = new Array(items.length).fill(null);
+    let next = 0;
+    let stop = false;
+    // A fixed pool of workers, each taking the next index: ids depend only on the index, so a
+    // replay asks for the same step ids whatever order the iterations finish in.
+    const worker = async (): Promise<void> => {
+      while (!stop && next < items.length) {
+        const index = next++;
+        const scope = childScope(ctx.scope, { item: items[index]!, index });
+        try {
+          results[index] = await ctx.runSteps(step.steps, `${ctx.path}[${index}]/`, scope);
+        } catch (error) {
+          stop = true;
+          throw error;
+        }
+      }
+    };
+    const width = Math.min(step.concurrency ?? DEFAULT_MAP_CONCURRENCY, items.length);
+    await settleAll(Array.from({ length: width }, worker));
+    return results;
+  },
+};
+
+function typeOf(value: Json): string {
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value;
+}

@@ -1,0 +1,34 @@
+/** `parallel`: runs named branches concurrently. Output: `{ name: last output of that branch }`. */
+import { z } from 'zod';
+import type { StepHandler } from '../interpreter/context.ts';
+import { settleAll } from '../interpreter/settle.ts';
+import { baseStepShape } from '../ir/common.ts';
+import type { Json } from '../json.ts';
+import { type StepListSchema, stepListSchema } from './step-list.ts';
+
+const branchNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'branch names must be identifiers');
+
+export const parallelStepSchema = z.strictObject({
+  ...baseStepShape,
+  type: z.literal('parallel'),
+  get branches(): z.ZodRecord<typeof branchNameSchema, StepListSchema> {
+    return z.record(branchNameSchema, stepListSchema());
+  },
+});
+export type ParallelStep = z.infer<typeof parallelStepSchema>;
+
+export const parallelHandler: StepHandler<ParallelStep> = {
+  async execute(step, ctx) {
+    // Branches share the enclosing scope: validation guarantees no branch reads another's steps,
+    // and afterwards every branch's steps are visible (they all ran).
+    const names = Object.keys(step.branches);
+    const outputs = await settleAll(
+      names.map((name) => ctx.runSteps(step.branches[name]!, `${ctx.path}.${name}/`, ctx.scope)),
+    );
+    const result: Record<string, Json> = {};
+    names.forEach((name, index) => {
+      result[name] = outputs[index]!;
+    });
+    return result;
+  },
+};

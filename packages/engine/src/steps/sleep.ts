@@ -1,0 +1,22 @@
+/** `sleep`: a durable timer — a crash during the sleep resumes with the remaining time only. */
+import { z } from 'zod';
+import type { StepHandler } from '../interpreter/context.ts';
+import { baseStepShape, durationSchema } from '../ir/common.ts';
+import { durationMs } from '../ir/duration.ts';
+
+export const sleepStepSchema = z.strictObject({
+  ...baseStepShape,
+  type: z.literal('sleep'),
+  duration: durationSchema,
+});
+export type SleepStep = z.infer<typeof sleepStepSchema>;
+
+export const sleepHandler: StepHandler<SleepStep> = {
+  describeInput(step) {
+    return { duration: step.duration };
+  },
+  async execute(step, ctx) {
+    const { until } = await ctx.host.sleep(ctx.path, durationMs(step.duration));
+    return { until };
+  },
+};

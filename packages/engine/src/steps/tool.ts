@@ -1,0 +1,23 @@
+/** `tool`: calls a named tool (the flow's own or one the host registered) with evaluated args. */
+import { z } from 'zod';
+import type { StepHandler } from '../interpreter/context.ts';
+import { callTool } from '../interpreter/tools.ts';
+import { argsSchema, baseStepShape } from '../ir/common.ts';
+import type { Json } from '../json.ts';
+
+export const toolStepSchema = z.strictObject({
+  ...baseStepShape,
+  type: z.literal('tool'),
+  tool: z.string().min(1),
+  args: argsSchema.optional(),
+});
+export type ToolStep = z.infer<typeof toolStepSchema>;
+
+export const toolHandler: StepHandler<ToolStep, { tool: string; args: Json }> = {
+  describeInput(step, ctx) {
+    return { tool: step.tool, args: ctx.resolve(step.args ?? {}) };
+  },
+  async execute(step, ctx, input) {
+    return callTool(step.tool, input.args, ctx.path, ctx);
+  },
+};

@@ -1,0 +1,142 @@
+/**
+ * Data-flow checks: every `steps.<id>` an expression reads must name a step that has run on
+ * every path to the reader. Walks the structured flow keeping the set of steps that have
+ * definitely completed: a branch adds only what all its arms add, a parallel adds all its
+ * branches, map/loop bodies are visible inside the body only.
+ */
+import { type ExprRoot, inspectValue } from '../expr/index.ts';
+import type { Flow } from '../ir/flow.ts';
+import { childLists, type Step } from '../steps/registry.ts';
+import { formatPath, type JsonPath, type ValidationIssue } from './issues.ts';
+
+interface Frame {
+  roots: ReadonlySet<ExprRoot>;
+}
+
+export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const top: Frame = { roots: new Set(['input', 'steps']) };
+
+  const checkValue = (
+    value: unknown,
+    path: JsonPath,
+    stepId: string | null,
+    available: ReadonlySet<string>,
+    frame: Frame,
+    extraIds: ReadonlySet<string> = new Set(),
+  ) => {
+    const report = inspectValue(value);
+    for (const issue of report.issues)
+      issues.push({ stepId, path: formatPath([...path, ...issue.path]), message: issue.message });
+    for (const root of report.roots) {
+      if (!frame.roots.has(root)) issues.push({ stepId, path: formatPath(path), message: rootMessage(root) });
+    }
+    for (const ref of report.stepRefs) {
+      if (available.has(ref.stepId) || extraIds.has(ref.stepId)) continue;
+      const message = allIds.has(ref.stepId)
+        ? `reads steps.${ref.stepId}, which has not run yet on every path to here`
+        : `reads steps.${ref.stepId}, but there is no step '${ref.stepId}'`;
+      issues.push({ stepId, path: formatPath(path), message });
+    }
+  };
+
+  const walk = (steps: readonly Step[], path: JsonPath, available: Set<string>, frame: Frame): Set<string> => {
+    steps.forEach((step, index) => {
+      const at = [...path, index];
+      for (const field of expressionFields(step)) {
+        checkValue((step as Record<string, unknown>)[field], [...at, field], step.id, available, frame);
+      }
+      switch (step.type) {
+        case 'branch': {
+          step.cases.forEach((branchCase, caseIndex) => {
+            checkValue(branchCase.when, [...at, 'cases', caseIndex, 'when'], step.id, available, frame);
+          });
+          const arms = [
+            ...step.cases.map((branchCase, caseIndex) =>
+              walk(branchCase.steps, [...at, 'cases', caseIndex, 'steps'], new Set(available), frame),
+            ),
+            walk(step.else ?? [], [...at, 'else'], new Set(available), frame),
+          ];
+          for (const id of arms[0]!) if (arms.every((arm) => arm.has(id))) available.add(id);
+          break;
+        }
+        case 'parallel':
+          for (const [name, branch] of Object.entries(step.branches)) {
+            for (const id of walk(branch, [...at, 'branches', name], new Set(available), frame)) available.add(id);
+          }
+          break;
+        case 'map': {
+          const roots = new Set<ExprRoot>([...frame.roots, 'item', 'index']);
+          walk(step.steps, [...at, 'steps'], new Set(available), { roots });
+          break;
+        }
+        case 'loop': {
+          const bodyIds = new Set(idsIn(step.steps));
+          const roots = new Set<ExprRoot>([...frame.roots, 'iteration']);
+          // `while` may read the previous iteration's outputs (absent before the first one).
+          checkValue(step.while, [...at, 'while'], step.id, available, { roots }, bodyIds);
+          walk(step.steps, [...at, 'steps'], new Set(available), { roots });
+          break;
+        }
+        default:
+          break;
+      }
+      available.add(step.id);
+    });
+    return available;
+  };
+
+  const done = walk(flow.steps, ['steps'], new Set(), top);
+  if (flow.output !== undefined) checkValue(flow.output, ['output'], null, done, top);
+  for (const [name, tool] of Object.entries(flow.tools ?? {})) {
+    if (tool.http) checkValue(tool.http, ['tools', name, 'http'], null, new Set(), { roots: new Set(['args']) });
+  }
+  return issues;
+}
+
+/** The config fields of each step type that hold expressions or templates. */
+function expressionFields(step: Step): string[] {
+  switch (step.type) {
+    case 'llm':
+      return ['system', 'prompt', 'messages'];
+    case 'tool':
+    case 'code':
+      return ['args'];
+    case 'http':
+      return ['url', 'headers', 'body'];
+    case 'transform':
+      return ['value'];
+    case 'map':
+      return ['items'];
+    case 'approval':
+      return ['prompt'];
+    case 'spawn':
+      return ['input'];
+    case 'fail':
+      return ['message'];
+    case 'branch':
+    case 'loop':
+    case 'parallel':
+    case 'sleep':
+      return [];
+  }
+}
+
+export function idsIn(steps: readonly Step[]): string[] {
+  return steps.flatMap((step) => [step.id, ...childLists(step).flatMap((list) => idsIn(list.steps))]);
+}
+
+function rootMessage(root: ExprRoot): string {
+  switch (root) {
+    case 'item':
+    case 'index':
+      return `'${root}' can only be read inside a map`;
+    case 'iteration':
+      return `'iteration' can only be read inside a loop`;
+    case 'args':
+      return `'args' can only be read in a tool definition`;
+    case 'input':
+    case 'steps':
+      return `'${root}' cannot be read here`;
+  }
+}
