@@ -1,6 +1,7 @@
 export * from './code-first/define-flow.ts';
 export * from './errors.ts';
 export * from './events/events.ts';
+export { fixturesFromEvents } from './events/fixtures.ts';
 export * from './events/reducer.ts';
 export * from './expr/index.ts';
 export { canonicalJson, hashCall, hashValue } from './interpreter/call-hash.ts';

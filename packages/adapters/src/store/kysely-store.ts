@@ -142,24 +142,25 @@ export abstract class KyselyRunStore implements RunStore {
       .execute();
   }
 
-  /** In commit order (entries of one commit share a timestamp; step id breaks the tie). */
+  /** In commit order. */
   async loadJournal(runId: string): Promise<JournalEntry[]> {
     const rows = await this.db
-      .selectFrom('journal')
-      .selectAll()
+      .selectFrom('run_log')
+      .select('payload')
       .where('run_id', '=', runId)
-      .orderBy('created_at')
-      .orderBy('step_id')
+      .where('kind', '=', 'journal')
+      .orderBy('seq')
       .execute();
     return rows.map(toJournalEntry);
   }
 
   async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
     const rows = await this.db
-      .selectFrom('run_events')
+      .selectFrom('run_log')
       .select(['run_id', 'seq', 'payload', 'at'])
       .where('run_id', '=', runId)
       .where('seq', '>', afterSeq)
+      .where('kind', '=', 'event')
       .orderBy('seq')
       .execute();
     return rows.map(toRunEvent);

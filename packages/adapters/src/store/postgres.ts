@@ -4,12 +4,12 @@
  * first: commits from different processes for the same run serialize on the run's row.
  */
 import { eventKey, type RunEvent } from '@weft/engine';
-import { type Insertable, Kysely, PostgresDialect, type QueryCreator, type Transaction } from 'kysely';
+import { type Insertable, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import pg from 'pg';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { encodeNullable, type JournalTable, type RunEventsTable, type StoreDatabase } from './schema.ts';
+import { journalKey, type RunLogTable, type StoreDatabase } from './schema.ts';
 import type { CommitBatch, RunStore } from './types.ts';
 
 const INT8_OID = 20;
@@ -30,7 +30,7 @@ class PostgresRunStore extends KyselyRunStore {
    * 1. lock the rows of the runs that get events (sorted, so two commits touching the same runs
    *    cannot deadlock);
    * 2. read each run's max(seq) and which of the incoming keys it already holds;
-   * 3. insert journal entries and events (one statement, the journal as a CTE); COMMIT.
+   * 3. insert the new log rows (journal entries, then events) in one statement; COMMIT.
    * Steps 1 and 2 must be separate statements: under READ COMMITTED each statement reads from
    * a snapshot taken when it starts, and only one taken after the lock is granted sees the
    * events committed by whoever held the lock before.
@@ -39,8 +39,14 @@ class PostgresRunStore extends KyselyRunStore {
     if (batches.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
       const at = Date.now();
-      const runIds = [...new Set(batches.filter((b) => b.events.length > 0).map((b) => b.runId))];
-      const keys = [...new Set(batches.flatMap((b) => b.events.map(eventKey)).filter((k) => k !== null))];
+      const runIds = [...new Set(batches.filter((b) => b.events.length + b.journal.length > 0).map((b) => b.runId))];
+      const keys = [
+        ...new Set(
+          batches
+            .flatMap((b) => [...b.journal.map((e) => journalKey(e.stepId)), ...b.events.map(eventKey)])
+            .filter((k) => k !== null),
+        ),
+      ];
       const next = new Map<string, number>();
       const held = new Set<string>();
       if (runIds.length > 0) {
@@ -60,15 +66,15 @@ class PostgresRunStore extends KyselyRunStore {
           .select((eb) => [
             'id',
             eb
-              .selectFrom('run_events')
+              .selectFrom('run_log')
               .select((sub) => sub.fn.max('seq').as('max'))
-              .whereRef('run_events.run_id', '=', 'runs.id')
+              .whereRef('run_log.run_id', '=', 'runs.id')
               .as('max'),
             jsonArrayFrom(
               eb
-                .selectFrom('run_events')
+                .selectFrom('run_log')
                 .select('key')
-                .whereRef('run_events.run_id', '=', 'runs.id')
+                .whereRef('run_log.run_id', '=', 'runs.id')
                 .where((sub) => sub('key', '=', sub.fn.any(sub.val(keys)))),
             ).as('held'),
           ])
@@ -80,68 +86,55 @@ class PostgresRunStore extends KyselyRunStore {
         }
       }
 
-      const journalRows: Insertable<JournalTable>[] = [];
-      const eventRows: Insertable<RunEventsTable>[] = [];
+      const rows: Insertable<RunLogTable>[] = [];
       const stored: RunEvent[] = [];
+      // Skips a key the run already holds, or one repeated within this same commit.
+      const isNew = (runId: string, key: string | null) => {
+        if (key === null) return true;
+        const id = `${runId}\u0000${key}`;
+        if (held.has(id)) return false;
+        held.add(id);
+        return true;
+      };
+      const nextSeq = (runId: string) => {
+        const seq = (next.get(runId) ?? 0) + 1;
+        next.set(runId, seq);
+        return seq;
+      };
       for (const { runId, journal, events } of batches) {
-        for (const e of journal) {
-          journalRows.push({
+        for (const entry of journal) {
+          const key = journalKey(entry.stepId);
+          if (!isNew(runId, key)) continue;
+          rows.push({
             run_id: runId,
-            step_id: e.stepId,
-            kind: e.kind,
-            input_hash: e.inputHash,
-            status: e.status,
-            output: encodeNullable(e.output),
-            error: encodeNullable(e.error),
-            created_at: at,
+            seq: nextSeq(runId),
+            kind: 'journal',
+            key,
+            type: 'journal',
+            payload: JSON.stringify(entry),
+            at,
           });
         }
         for (const event of events) {
           const key = eventKey(event);
-          if (key !== null) {
-            // Also catches a key repeated within this same commit.
-            const id = `${runId}\u0000${key}`;
-            if (held.has(id)) continue;
-            held.add(id);
-          }
-          const seq = (next.get(runId) ?? 0) + 1;
-          next.set(runId, seq);
-          eventRows.push({ run_id: runId, seq, key, type: event.type, payload: JSON.stringify(event), at });
+          if (!isNew(runId, key)) continue;
+          const seq = nextSeq(runId);
+          rows.push({ run_id: runId, seq, kind: 'event', key, type: event.type, payload: JSON.stringify(event), at });
           stored.push({ ...event, runId, seq, at });
         }
       }
-      await insertRows(trx, journalRows, eventRows);
+      await insertRows(trx, rows);
       return stored;
     });
   }
 }
 
 /**
- * Journal rows: the first recorded result of a step stands, as the first event with a key does.
- * Event rows: a plain INSERT — under the row locks nothing else can add these keys or seqs, so
- * a conflict is a bug and must abort the commit rather than be skipped.
+ * A plain INSERT: under the row locks nothing else can add these keys or seqs, so a conflict is
+ * a bug and must abort the commit rather than be skipped.
  */
-async function insertRows(
-  trx: Transaction<StoreDatabase>,
-  journalRows: Insertable<JournalTable>[],
-  eventRows: Insertable<RunEventsTable>[],
-): Promise<void> {
-  const insertJournal = (db: QueryCreator<StoreDatabase>, rows: Insertable<JournalTable>[]) =>
-    db
-      .insertInto('journal')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing());
-  // The common case, one step group: both inserts in one statement, one round trip.
-  if (journalRows.length > 0 && journalRows.length + eventRows.length <= INSERT_CHUNK && eventRows.length > 0) {
-    await trx
-      .with('journal_insert', (db) => insertJournal(db, journalRows))
-      .insertInto('run_events')
-      .values(eventRows)
-      .execute();
-    return;
-  }
-  for (const rows of chunks(journalRows, INSERT_CHUNK)) await insertJournal(trx, rows).execute();
-  for (const rows of chunks(eventRows, INSERT_CHUNK)) await trx.insertInto('run_events').values(rows).execute();
+async function insertRows(trx: Transaction<StoreDatabase>, rows: Insertable<RunLogTable>[]): Promise<void> {
+  for (const chunk of chunks(rows, INSERT_CHUNK)) await trx.insertInto('run_log').values(chunk).execute();
 }
 
 /** Opens and migrates a PostgreSQL store from a `postgres://` or `postgresql://` URL. */

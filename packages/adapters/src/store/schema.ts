@@ -26,26 +26,23 @@ export interface RunsTable {
   updated_at: number;
 }
 
-export interface JournalTable {
+/** A run's log: events and journal entries in commit order. */
+export interface RunLogTable {
   run_id: string;
-  step_id: string;
-  kind: string;
-  input_hash: string;
-  status: JournalEntry['status'];
-  output: string | null;
-  error: string | null;
-  created_at: number;
-}
-
-export interface RunEventsTable {
-  run_id: string;
+  /** Increases per run; shared by events and journal rows, so event seqs may skip numbers. */
   seq: number;
-  /** `eventKey(event)`; null for deltas, which never dedupe (NULLs are distinct in a UNIQUE). */
+  kind: 'event' | 'journal';
+  /** `eventKey(event)` or `journal:<stepId>`; null for deltas, which never dedupe. */
   key: string | null;
-  type: RunEventInput['type'];
-  /** The whole event as emitted, so it reads back field for field. */
+  /** The event type, or 'journal'. */
+  type: string;
+  /** The whole event as emitted, or the JournalEntry. */
   payload: string;
   at: number;
+}
+
+export function journalKey(stepId: string): string {
+  return `journal:${stepId}`;
 }
 
 export interface ApprovalsTable {
@@ -62,8 +59,7 @@ export interface ApprovalsTable {
 
 export interface StoreDatabase {
   runs: RunsTable;
-  journal: JournalTable;
-  run_events: RunEventsTable;
+  run_log: RunLogTable;
   approvals: ApprovalsTable;
 }
 
@@ -102,19 +98,12 @@ export function toRunRecord(row: RunsTable): RunRecord {
   };
 }
 
-export function toJournalEntry(row: JournalTable): JournalEntry {
-  return {
-    stepId: row.step_id,
-    kind: row.kind,
-    inputHash: row.input_hash,
-    status: row.status,
-    output: decode<Json>(row.output),
-    error: decode<ErrorInfo>(row.error),
-  };
+export function toJournalEntry(row: Pick<RunLogTable, 'payload'>): JournalEntry {
+  return JSON.parse(row.payload) as JournalEntry;
 }
 
 /** The event as emitted plus where the store put it; the same shape `commit` returns. */
-export function toRunEvent(row: Pick<RunEventsTable, 'run_id' | 'seq' | 'payload' | 'at'>): RunEvent {
+export function toRunEvent(row: Pick<RunLogTable, 'run_id' | 'seq' | 'payload' | 'at'>): RunEvent {
   return { ...(JSON.parse(row.payload) as RunEventInput), runId: row.run_id, seq: row.seq, at: row.at };
 }
 

@@ -13,7 +13,7 @@ import { eventKey, type RunEvent } from '@weft/engine';
 import { type Compilable, Kysely } from 'kysely';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { encodeNullable, type StoreDatabase } from './schema.ts';
+import { journalKey, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import type { CommitBatch, RunStore } from './types.ts';
 
@@ -21,6 +21,9 @@ import type { CommitBatch, RunStore } from './types.ts';
 const BUSY_TIMEOUT_MS = 5_000;
 
 const PARAM = '\u0000weft-param:';
+
+/** Runs whose dedupe keys stay in memory (a few hundred bytes each). */
+const KEY_CACHE_RUNS = 1_000;
 
 /** Stands in for a value when a statement is compiled once and bound on every call. */
 function param(name: string): never {
@@ -44,9 +47,9 @@ interface CommitStatements {
   begin: StatementSync;
   commit: StatementSync;
   rollback: StatementSync;
-  insertJournal: StatementSync;
   maxSeq: StatementSync;
-  insertEvent: StatementSync;
+  keysAfter: StatementSync;
+  insert: StatementSync;
 }
 
 function prepareCommitStatements(db: Kysely<StoreDatabase>, raw: DatabaseSync): CommitStatements {
@@ -57,47 +60,36 @@ function prepareCommitStatements(db: Kysely<StoreDatabase>, raw: DatabaseSync): 
     begin: raw.prepare('BEGIN IMMEDIATE'),
     commit: raw.prepare('COMMIT'),
     rollback: raw.prepare('ROLLBACK'),
-    insertJournal: prepareCompiled(
-      raw,
-      db
-        .insertInto('journal')
-        .values({
-          run_id: param('runId'),
-          step_id: param('stepId'),
-          kind: param('kind'),
-          input_hash: param('inputHash'),
-          status: param('status'),
-          output: param('output'),
-          error: param('error'),
-          created_at: param('at'),
-        })
-        // The first recorded result of a step stands, as the first event with a key does.
-        .onConflict((oc) => oc.columns(['run_id', 'step_id']).doNothing()),
-      ['runId', 'stepId', 'kind', 'inputHash', 'status', 'output', 'error', 'at'],
-    ),
     maxSeq: prepareCompiled(
       raw,
       db
-        .selectFrom('run_events')
+        .selectFrom('run_log')
         .select((eb) => eb.fn.max('seq').as('max'))
         .where('run_id', '=', param('runId')),
       ['runId'],
     ),
-    insertEvent: prepareCompiled(
+    keysAfter: prepareCompiled(
       raw,
       db
-        .insertInto('run_events')
-        .values({
-          run_id: param('runId'),
-          seq: param('seq'),
-          key: param('key'),
-          type: param('type'),
-          payload: param('payload'),
-          at: param('at'),
-        })
-        // Only the dedupe key is ignored; a clash on seq would be a bug and aborts the commit.
-        .onConflict((oc) => oc.columns(['run_id', 'key']).where('key', 'is not', null).doNothing()),
-      ['runId', 'seq', 'key', 'type', 'payload', 'at'],
+        .selectFrom('run_log')
+        .select('key')
+        .where('run_id', '=', param('runId'))
+        .where('seq', '>', param('afterSeq'))
+        .where('key', 'is not', null),
+      ['runId', 'afterSeq'],
+    ),
+    insert: prepareCompiled(
+      raw,
+      db.insertInto('run_log').values({
+        run_id: param('runId'),
+        seq: param('seq'),
+        kind: param('kind'),
+        key: param('key'),
+        type: param('type'),
+        payload: param('payload'),
+        at: param('at'),
+      }),
+      ['runId', 'seq', 'kind', 'key', 'type', 'payload', 'at'],
     ),
   };
 }
@@ -106,6 +98,13 @@ class SqliteRunStore extends KyselyRunStore {
   readonly dialect = 'sqlite' as const;
   readonly #raw: DatabaseSync;
   readonly #stmts: CommitStatements;
+  /**
+   * Dedupe keys per run, as of `seq`. Inside the write transaction, max(seq) tells whether
+   * anyone (another process on the file) wrote since: if so only the rows after `seq` are read.
+   * So a commit needs neither a key index (two more scattered pages per commit) nor a lookup.
+   * Least recently used runs are forgotten first.
+   */
+  readonly #keyCache = new Map<string, { keys: Set<string>; seq: number }>();
 
   constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync) {
     super(db);
@@ -115,9 +114,9 @@ class SqliteRunStore extends KyselyRunStore {
 
   /**
    * The hot path, run synchronously on statements prepared at open: Kysely's async pipeline
-   * costs more per statement than SQLite spends writing it. The next seq comes from an indexed
-   * max() inside the write transaction, never from a memory cache, so another process writing
-   * the same file cannot make it reuse or skip a number.
+   * costs more per statement than SQLite spends writing it. The next seq comes from max() on the
+   * primary key inside the write transaction, so another process writing the same file cannot
+   * make it reuse a number.
    */
   override async commit(batches: CommitBatch[]): Promise<RunEvent[]> {
     if (batches.length === 0) return [];
@@ -127,36 +126,54 @@ class SqliteRunStore extends KyselyRunStore {
     s.begin.run();
     try {
       for (const { runId, journal, events } of batches) {
-        for (const e of journal) {
-          s.insertJournal.run(
-            runId,
-            e.stepId,
-            e.kind,
-            e.inputHash,
-            e.status,
-            encodeNullable(e.output),
-            encodeNullable(e.error),
-            at,
-          );
+        if (journal.length === 0 && events.length === 0) continue;
+        const maxSeq = (s.maxSeq.get(runId)?.max as number | null | undefined) ?? 0;
+        const cache = this.#keysOf(runId, maxSeq);
+        const keys = cache.keys;
+        let seq = maxSeq + 1;
+        for (const entry of journal) {
+          const key = journalKey(entry.stepId);
+          // The first recorded result of a step stands, as the first event with a key does.
+          if (keys.has(key)) continue;
+          keys.add(key);
+          s.insert.run(runId, seq++, 'journal', key, 'journal', JSON.stringify(entry), at);
         }
-        if (events.length === 0) continue;
-        let seq = ((s.maxSeq.get(runId)?.max as number | null | undefined) ?? 0) + 1;
         for (const event of events) {
-          const { changes } = s.insertEvent.run(runId, seq, eventKey(event), event.type, JSON.stringify(event), at);
-          // No change: the run already holds this key (a replay re-emitting a fact), skip it.
-          if (changes === 0) continue;
+          const key = eventKey(event);
+          if (key !== null) {
+            // Already held: a replay re-emitting a fact. Skip it.
+            if (keys.has(key)) continue;
+            keys.add(key);
+          }
+          s.insert.run(runId, seq, 'event', key, event.type, JSON.stringify(event), at);
           // A shallow copy: the caller's nested values are shared, as they were already serialized.
           stored.push({ ...event, runId, seq, at });
           seq++;
         }
+        cache.seq = seq - 1;
       }
       s.commit.run();
     } catch (error) {
       // A failed statement leaves the transaction open (SQLite rolls back only that statement).
       if (this.#raw.isTransaction) s.rollback.run();
+      // Keys added for the rolled-back rows are wrong now: read them again next time.
+      for (const { runId } of batches) this.#keyCache.delete(runId);
       throw error;
     }
     return stored;
+  }
+
+  #keysOf(runId: string, maxSeq: number): { keys: Set<string>; seq: number } {
+    let cache = this.#keyCache.get(runId);
+    if (cache) this.#keyCache.delete(runId);
+    else cache = { keys: new Set(), seq: 0 };
+    if (cache.seq < maxSeq) {
+      for (const row of this.#stmts.keysAfter.all(runId, cache.seq)) cache.keys.add(String(row.key));
+      cache.seq = maxSeq;
+    }
+    this.#keyCache.set(runId, cache);
+    if (this.#keyCache.size > KEY_CACHE_RUNS) this.#keyCache.delete(this.#keyCache.keys().next().value!);
+    return cache;
   }
 
   override async close(): Promise<void> {

@@ -35,45 +35,40 @@ export const initial: Migration = {
     await db.schema.createIndex('runs_status').on('runs').column('status').execute();
     await db.schema.createIndex('runs_parent').on('runs').column('parent_run_id').execute();
 
+    // One append-only log per run: the events that stream to the browser and the journal of
+    // checkpointed results, in the order they were committed. One tree instead of two tables
+    // and their indexes: a SQLite commit costs roughly one WAL frame per page it dirties, and a
+    // step's journal entry and its events then land on the same (last) page of the run.
     await db.schema
-      .createTable('journal')
-      .addColumn('run_id', 'text', (c) => c.notNull())
-      .addColumn('step_id', 'text', (c) => c.notNull())
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .addColumn('input_hash', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('output', 'text')
-      .addColumn('error', 'text')
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('journal_pk', ['run_id', 'step_id'])
-      .addForeignKeyConstraint('journal_run_fk', ['run_id'], 'runs', ['id'], (fk) => fk.onDelete('cascade'))
-      .execute();
-
-    await db.schema
-      .createTable('run_events')
+      .createTable('run_log')
       .addColumn('run_id', 'text', (c) => c.notNull())
       .addColumn('seq', 'integer', (c) => c.notNull())
+      // 'event' or 'journal'.
+      .addColumn('kind', 'text', (c) => c.notNull())
+      // Events: eventKey(event) (null for deltas); journal: 'journal:<stepId>'. First write wins.
       .addColumn('key', 'text')
       .addColumn('type', 'text', (c) => c.notNull())
+      // An event as emitted, or a JournalEntry, as JSON text so it reads back field for field.
       .addColumn('payload', 'text', (c) => c.notNull())
       .addColumn('at', 'bigint', (c) => c.notNull())
-      // (run_id, seq) serves readEvents' range scan and the max(seq) lookup of every commit.
-      .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
-      .addForeignKeyConstraint('run_events_run_fk', ['run_id'], 'runs', ['id'], (fk) => fk.onDelete('cascade'))
-      // On SQLite, store the rows in the primary-key tree itself: a commit appends to one tree
-      // instead of a rowid table plus a (run_id, seq) index, and each page a commit dirties is
-      // another WAL frame to write (the cost of a SQLite commit is roughly its frame count).
+      // (run_id, seq) serves every read (a run's range) and the max(seq) lookup of every commit.
+      .addPrimaryKeyConstraint('run_log_pk', ['run_id', 'seq'])
+      .addForeignKeyConstraint('run_log_run_fk', ['run_id'], 'runs', ['id'], (fk) => fk.onDelete('cascade'))
+      // On SQLite, store the rows in the primary-key tree itself (no separate rowid table).
       .$call((b) => (sqlite ? b.modifyEnd(sql`without rowid`) : b))
       .execute();
-    // The dedupe key: commit inserts with ON CONFLICT (run_id, key) WHERE key IS NOT NULL DO
-    // NOTHING. Partial, so deltas (key NULL, the most frequent event) never touch this index.
-    await db.schema
-      .createIndex('run_events_key')
-      .on('run_events')
-      .columns(['run_id', 'key'])
-      .unique()
-      .where('key', 'is not', null)
-      .execute();
+    if (!sqlite) {
+      // PostgreSQL dedupes with a partial unique index (several processes may write one run).
+      // SQLite dedupes against keys it keeps in memory, checked against max(seq) inside the write
+      // transaction (see sqlite.ts): an index would dirty two more pages per commit, scattered by key.
+      await db.schema
+        .createIndex('run_log_key')
+        .on('run_log')
+        .columns(['run_id', 'key'])
+        .unique()
+        .where('key', 'is not', null)
+        .execute();
+    }
 
     await db.schema
       .createTable('approvals')
@@ -94,7 +89,7 @@ export const initial: Migration = {
   },
 
   async down(db: Kysely<unknown>): Promise<void> {
-    for (const table of ['approvals', 'run_events', 'journal', 'runs']) {
+    for (const table of ['approvals', 'run_log', 'runs']) {
       await db.schema.dropTable(table).ifExists().execute();
     }
   },

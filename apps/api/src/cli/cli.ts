@@ -1,0 +1,81 @@
+/**
+ * The `weft` command line: dispatches to one module per command, loaded only when used (the
+ * runner and model SDKs are not worth loading to print help or validate a file).
+ */
+import type { Command } from './args.ts';
+import { CliError, EXIT, redact, stderr, stdout, UsageError } from './output.ts';
+
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+const commands: readonly CommandEntry[] = [
+  {
+    name: 'validate',
+    summary: 'check a flow file and list every problem',
+    load: async () => (await import('./commands/validate.ts')).validateCommand,
+  },
+  {
+    name: 'run',
+    summary: 'run a flow here, streaming progress',
+    load: async () => (await import('./commands/run.ts')).runCommand,
+  },
+  {
+    name: 'approve',
+    summary: 'decide a pending approval and continue the run',
+    load: async () => (await import('./commands/approve.ts')).approveCommandSpec,
+  },
+  {
+    name: 'runs',
+    summary: 'list, inspect, resume, cancel runs; export fixtures',
+    load: async () => (await import('./commands/runs/index.ts')).runsCommand,
+  },
+];
+
+const usage = `Usage: weft <command> [options]
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+
+Run \`weft <command> --help\` for a command's options.
+
+Environment:
+  WEFT_DATA             data folder for the SQLite run store (default: data/)
+  DATABASE_URL          postgres://… to keep runs in PostgreSQL instead
+  OPENAI_API_KEY, ANTHROPIC_API_KEY, WEFT_LOCAL_BASE_URL   model providers (mock:echo needs none)
+  WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+      if (topic) return await (await topic.load()).run(['--help']);
+      (name === undefined ? stderr : stdout).write(`${usage}\n`);
+      return name === undefined ? EXIT.usage : EXIT.ok;
+    }
+    const command = commands.find((c) => c.name === name);
+    if (!command) throw new UsageError(`unknown command '${name}'`, usage);
+    return await (await command.load()).run(rest);
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof UsageError) {
+    stderr.write(`${stderr.style('red', 'error')}: ${error.message}\n`);
+    if (error.usage) stderr.write(`\n${error.usage}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    stderr.write(`${stderr.style('red', '✗')} ${redact(error.message)}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  stderr.write(`${stderr.style('red', '✗')} ${redact(message)}\n`);
+  if (process.env.WEFT_DEBUG && error instanceof Error && error.stack) stderr.write(`${redact(error.stack)}\n`);
+  return EXIT.failed;
+}

@@ -1,0 +1,118 @@
+/**
+ * `weft run <flow.json>`: records a run and executes it in this process, streaming progress to
+ * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
+ */
+import { dirname } from 'node:path';
+import { InputTooLargeError } from '@weft/adapters/inprocess';
+import { type Fixtures, FlowInvalidError, type Json } from '@weft/engine';
+import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
+import { type Command, parseCommandArgs } from '../args.ts';
+import { openRunner, readEnv, rememberFlowsDir } from '../context.ts';
+import { driveRun } from '../drive.ts';
+import { readInputArg, readJsonFile } from '../files.ts';
+import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
+import { formatIssues } from './validate.ts';
+
+export const BACKENDS = ['inprocess'] as const;
+
+const usage = `Usage: weft run <flow.json> [options]
+
+Runs a flow in this process (durably: the run survives a crash and can be resumed).
+
+Options:
+  --input <json|@file>       the run input (default {})
+  --flows <dir>              where \`spawn\` finds other flows by id (default: the flow file's folder)
+  --fixtures <file>          recorded model turns to use instead of providers (see \`weft runs fixtures\`)
+  --approve <stepId>=yes|no  decide an approval in advance (repeatable)
+  --backend inprocess        the execution backend (only inprocess from the CLI for now)
+  --json                     print { "runId", "status", "output" } as the last line of stdout
+  -h, --help                 show this help
+
+Approvals without --approve are asked at the terminal when there is one; otherwise the run
+parks and the command prints how to resolve it (\`weft approve <runId> <stepId> yes|no\`).
+
+Exit status: 0 completed, 1 failed, 2 parked waiting for an approval.`;
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run a flow here, streaming progress',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: {
+        input: { type: 'string' },
+        flows: { type: 'string' },
+        fixtures: { type: 'string' },
+        approve: { type: 'string', multiple: true },
+        backend: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      positionals: { min: 1, max: 1, names: '<flow.json>' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const { values } = args;
+    const backend = values.backend ?? 'inprocess';
+    if (!(BACKENDS as readonly string[]).includes(backend)) {
+      throw new UsageError(
+        `unknown backend '${backend}'; the CLI can run on: ${BACKENDS.join(', ')} (Inngest and Temporal run through their own workers)`,
+        usage,
+      );
+    }
+    const presets = parseApproveFlags(values.approve ?? [], usage);
+    const file = args.positionals[0]!;
+    const flowsDir = values.flows ?? dirname(file);
+    const env = readEnv();
+    const doc = await readJsonFile(file, 'flow file');
+    const input = (await readInputArg(values.input, env.maxInputBytes)) as Json;
+    const fixtures = values.fixtures ? checkFixtures(await readJsonFile(values.fixtures, 'fixtures file')) : undefined;
+
+    const decider = cliDecider(presets, terminalIsInteractive());
+    const ctx = await openRunner({ env, flowsDir, decide: decider.decide });
+    try {
+      let runId: string;
+      try {
+        runId = await ctx.runner.create(doc, input, fixtures ? { fixtures } : {});
+      } catch (error) {
+        if (error instanceof FlowInvalidError) {
+          throw new CliError(`flow ${file} is invalid:\n${formatIssues(error.issues).trimEnd()}`);
+        }
+        if (error instanceof InputTooLargeError) throw new CliError(error.message);
+        throw error;
+      }
+      await rememberFlowsDir(env, runId, flowsDir);
+      const code = await driveRun(ctx, runId, () => ctx.runner.execute(runId), { json: values.json === true });
+      const unused = decider.unused();
+      if (unused.length > 0) {
+        stderr.write(
+          stderr.style(
+            'yellow',
+            `  note: --approve for ${plural(unused.length, 'step')} no approval asked about: ${unused.join(', ')}\n`,
+          ),
+        );
+      }
+      return code;
+    } finally {
+      await ctx.close();
+    }
+  },
+};
+
+/** `{ "<llm step path>": [ { text?, toolCalls?, object?, usage? }, … ] }`, checked enough to name what is wrong. */
+function checkFixtures(doc: unknown): Fixtures {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new CliError('the fixtures file must be an object: { "<llm step path>": [ { "text": "…" }, … ] }');
+  }
+  for (const [key, turns] of Object.entries(doc)) {
+    if (
+      !Array.isArray(turns) ||
+      !turns.every((turn) => typeof turn === 'object' && turn !== null && !Array.isArray(turn))
+    ) {
+      throw new CliError(`fixtures for '${key}' must be an array of turn objects ({ text?, toolCalls?, object? })`);
+    }
+  }
+  return doc as Fixtures;
+}

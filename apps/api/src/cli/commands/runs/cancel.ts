@@ -1,0 +1,40 @@
+/** `weft runs cancel <runId>`: cancels a run and its child runs. */
+import { type Command, parseCommandArgs } from '../../args.ts';
+import { openRunner } from '../../context.ts';
+import { EXIT, stderr, stdout } from '../../output.ts';
+import { getRunOrFail } from '../../tree.ts';
+import { isFinal } from './list.ts';
+
+const usage = `Usage: weft runs cancel <runId>
+
+Cancels a run that has not ended, and its child runs. A process executing it stops within
+a few seconds (when it next renews its claim on the run).
+
+Options:
+  -h, --help  show this help`;
+
+export const runsCancelCommand: Command = {
+  name: 'cancel',
+  summary: 'cancel a run (and its child runs)',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, { usage, options: {}, positionals: { min: 1, max: 1, names: '<runId>' } });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const ctx = await openRunner();
+    try {
+      const run = await getRunOrFail(ctx.store, args.positionals[0]!);
+      if (isFinal(run.status)) {
+        stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
+        return EXIT.ok;
+      }
+      await ctx.runner.cancel(run.id);
+      stderr.write(`${stderr.style('bold', '■ cancelled')} run ${run.id}\n`);
+      return EXIT.ok;
+    } finally {
+      await ctx.close();
+    }
+  },
+};

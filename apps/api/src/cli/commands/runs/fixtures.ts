@@ -1,0 +1,75 @@
+/**
+ * `weft runs fixtures <runId> [-o file]`: the run's model turns as a fixtures file, so
+ * `weft run --fixtures file` re-runs it offline, exactly. Child runs' turns are included: a
+ * child run is given its parent's fixtures and looks its own steps up by their paths.
+ */
+import { writeFile } from 'node:fs/promises';
+import { type Fixtures, fixturesFromEvents } from '@weft/engine';
+import { type Command, parseCommandArgs } from '../../args.ts';
+import { openStoreFromEnv } from '../../context.ts';
+import { CliError, EXIT, plural, stderr, stdout } from '../../output.ts';
+import { getRunOrFail, runTree } from '../../tree.ts';
+
+const usage = `Usage: weft runs fixtures <runId> [-o <file>]
+
+Exports the run's model turns as { "<llm step path>": [ { text?, toolCalls?, object? }, … ] }.
+Re-run it offline with: weft run <flow.json> --fixtures <file>
+
+Options:
+  -o, --output <file>  write to a file instead of stdout
+  -h, --help           show this help`;
+
+export const runsFixturesCommand: Command = {
+  name: 'fixtures',
+  summary: "export a run's model turns as fixtures",
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: { output: { type: 'string', short: 'o' } },
+      positionals: { min: 1, max: 1, names: '<runId>' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const store = await openStoreFromEnv();
+    let fixtures: Fixtures;
+    try {
+      const run = await getRunOrFail(store, args.positionals[0]!);
+      fixtures = fixturesFromEvents(await store.readEvents(run.id));
+      for (const child of (await runTree(store, run)).slice(1)) {
+        for (const [path, turns] of Object.entries(fixturesFromEvents(await store.readEvents(child.id)))) {
+          const existing = fixtures[path];
+          if (existing && JSON.stringify(existing) !== JSON.stringify(turns)) {
+            stderr.write(
+              stderr.style(
+                'yellow',
+                `  note: child run ${child.id} has its own turns for '${path}', which the parent's already use; kept the parent's\n`,
+              ),
+            );
+            continue;
+          }
+          fixtures[path] = turns;
+        }
+      }
+    } finally {
+      await store.close();
+    }
+    const text = `${JSON.stringify(fixtures, null, 2)}\n`;
+    const steps = Object.keys(fixtures).length;
+    const turns = Object.values(fixtures).reduce((sum, list) => sum + list.length, 0);
+    if (args.values.output) {
+      try {
+        await writeFile(args.values.output, text);
+      } catch (error) {
+        throw new CliError(`cannot write ${args.values.output}: ${(error as Error).message}`);
+      }
+      stderr.write(`wrote ${plural(turns, 'model turn')} of ${plural(steps, 'llm step')} to ${args.values.output}\n`);
+    } else {
+      stdout.write(text);
+      if (steps === 0) stderr.write('the run has no completed model turns\n');
+    }
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,99 @@
+/** `weft runs list`: the latest runs, newest first, child runs included. */
+import type { RunStatus } from '@weft/engine';
+import { type Command, parseCommandArgs, positiveInt } from '../../args.ts';
+import { openStoreFromEnv } from '../../context.ts';
+import { EXIT, formatDateTime, formatDuration, printJsonLine, stdout, table, UsageError } from '../../output.ts';
+
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
+
+const usage = `Usage: weft runs list [--flow <id>] [--status <status>] [--limit <n>] [--json]
+
+Options:
+  --flow <id>        only runs of this flow
+  --status <status>  only runs in this status: ${RUN_STATUSES.join(', ')} (repeatable)
+  --limit <n>        at most n runs (default 20)
+  --json             print the runs as one JSON array
+  -h, --help         show this help`;
+
+export const runsListCommand: Command = {
+  name: 'list',
+  summary: 'list recent runs',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: {
+        flow: { type: 'string' },
+        status: { type: 'string', multiple: true },
+        limit: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      positionals: { min: 0, max: 0, names: '' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const statuses = args.values.status?.flatMap((s) => s.split(',')) as RunStatus[] | undefined;
+    for (const status of statuses ?? []) {
+      if (!RUN_STATUSES.includes(status)) {
+        throw new UsageError(`unknown status '${status}'; one of: ${RUN_STATUSES.join(', ')}`, usage);
+      }
+    }
+    const limit = positiveInt(args.values.limit, '--limit', usage) ?? 20;
+    const store = await openStoreFromEnv();
+    try {
+      const runs = await store.listRuns({
+        ...(args.values.flow ? { flowId: args.values.flow } : {}),
+        ...(statuses ? { status: statuses } : {}),
+        limit,
+      });
+      if (args.values.json === true) {
+        printJsonLine(
+          runs.map((run) => ({
+            runId: run.id,
+            flowId: run.flowId,
+            flowVersion: run.flowVersion,
+            status: run.status,
+            backend: run.backend,
+            parentRunId: run.parentRunId,
+            createdAt: run.createdAt,
+            updatedAt: run.updatedAt,
+            durationMs: isFinal(run.status) ? run.updatedAt - run.createdAt : null,
+          })),
+        );
+        return EXIT.ok;
+      }
+      if (runs.length === 0) {
+        stdout.write('no runs yet — start one with `weft run <flow.json>`\n');
+        return EXIT.ok;
+      }
+      const rows = runs.map((run) => [
+        run.id,
+        `${run.flowId}@${run.flowVersion}`,
+        colourStatus(run.status),
+        run.backend,
+        formatDateTime(run.createdAt),
+        isFinal(run.status)
+          ? formatDuration(run.updatedAt - run.createdAt)
+          : `${formatDuration(Date.now() - run.createdAt)}…`,
+      ]);
+      const bold = (text: string) => stdout.style('bold', text);
+      stdout.write(table(['RUN', 'FLOW', 'STATUS', 'BACKEND', 'STARTED', 'DURATION'], rows, bold));
+      return EXIT.ok;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+export function isFinal(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+export function colourStatus(status: RunStatus): string {
+  const style = ({ completed: 'green', failed: 'red', cancelled: 'gray', waiting: 'yellow', running: 'cyan' } as const)[
+    status
+  ];
+  return stdout.style(style, status);
+}

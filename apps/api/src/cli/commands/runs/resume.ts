@@ -1,0 +1,58 @@
+/**
+ * `weft runs resume <runId>`: continues a run after a crash or a restart by replaying it
+ * against its journal in this process. A run another live process executes is left alone.
+ */
+import { cliDecider, terminalIsInteractive } from '../../approvals.ts';
+import { type Command, parseCommandArgs } from '../../args.ts';
+import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
+import { driveRun } from '../../drive.ts';
+import { EXIT, stderr, stdout } from '../../output.ts';
+import { getRunOrFail, rootOf } from '../../tree.ts';
+import { isFinal } from './list.ts';
+
+const usage = `Usage: weft runs resume <runId> [--flows <dir>] [--json]
+
+Continues a run after a crash or restart (replay: finished steps are not run again).
+
+Options:
+  --flows <dir>  where \`spawn\` finds flows (default: the folder the run was started with)
+  --json         print { "runId", "status", "output" } as the last line of stdout
+  -h, --help     show this help
+
+Exit status: 0 completed, 1 failed or busy, 2 parked waiting for an approval.`;
+
+export const runsResumeCommand: Command = {
+  name: 'resume',
+  summary: 'continue a run after a crash or restart',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: { flows: { type: 'string' }, json: { type: 'boolean' } },
+      positionals: { min: 1, max: 1, names: '<runId>' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const env = readEnv();
+    const store = await openStoreFromEnv(env);
+    const run = await getRunOrFail(store, args.positionals[0]!).catch(async (error) => {
+      await store.close();
+      throw error;
+    });
+    const root = await rootOf(store, run);
+    if (isFinal(run.status)) stderr.write(`run ${run.id} already ${run.status}; nothing to resume\n`);
+    // Resuming the root replays it down into its unfinished child runs, so a crash anywhere in
+    // the tree is picked up; a child whose root has ended is resumed on its own.
+    const target = isFinal(root.status) ? run : root;
+    const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
+    const decider = cliDecider(new Map(), terminalIsInteractive());
+    const ctx = await openRunner({ env, store, flowsDir, decide: decider.decide });
+    try {
+      return await driveRun(ctx, root.id, () => ctx.runner.resume(target.id), { json: args.values.json === true });
+    } finally {
+      await ctx.close();
+    }
+  },
+};

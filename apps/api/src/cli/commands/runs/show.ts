@@ -1,0 +1,196 @@
+/**
+ * `weft runs show <runId>`: the run's stored events and the state `runState` folds from them —
+ * the same fold the live canvas and the replay scrubber draw — plus its child runs and any
+ * approval it waits for, with the command that resolves it.
+ */
+import type { RunEvent } from '@weft/engine';
+import { isJsonObject, runState, type StepState } from '@weft/engine';
+import { type Command, parseCommandArgs } from '../../args.ts';
+import { openStoreFromEnv } from '../../context.ts';
+import {
+  EXIT,
+  formatDateTime,
+  formatDuration,
+  formatTime,
+  plural,
+  preview,
+  printJsonLine,
+  redact,
+  stdout,
+  table,
+} from '../../output.ts';
+import { approveCommand, getRunOrFail, pendingApprovals, runTree, shellQuote } from '../../tree.ts';
+import { colourStatus } from './list.ts';
+
+const usage = `Usage: weft runs show <runId> [--json]
+
+Shows a run's events (seq, time, type, step) and its final state: per step the status,
+attempts, duration, output preview and error; waiting approvals with how to resolve them.
+
+Options:
+  --json      print { "run", "events", "state", "children", "approvals" } as one JSON line
+  -h, --help  show this help`;
+
+export const runsShowCommand: Command = {
+  name: 'show',
+  summary: "show a run's events and state",
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: { json: { type: 'boolean' } },
+      positionals: { min: 1, max: 1, names: '<runId>' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const store = await openStoreFromEnv();
+    try {
+      const run = await getRunOrFail(store, args.positionals[0]!);
+      const events = await store.readEvents(run.id);
+      const state = runState(events);
+      const tree = await runTree(store, run);
+      const children = tree.filter((child) => child.parentRunId === run.id);
+      const waiting = await pendingApprovals(store, tree);
+      if (args.values.json === true) {
+        const { flow: _flow, owner: _owner, ...record } = run;
+        printJsonLine({
+          run: record,
+          events,
+          state,
+          children: children.map((c) => ({ runId: c.id, stepId: c.parentStepId, flowId: c.flowId, status: c.status })),
+          approvals: await store.listApprovals({ runId: run.id }),
+          waiting: waiting.map((a) => ({ ...a, command: approveCommand(a.runId, a.stepId) })),
+        });
+        return EXIT.ok;
+      }
+      const bold = (text: string) => stdout.style('bold', text);
+      const ended = state.endedAt ?? (run.status === 'waiting' || run.status === 'running' ? null : run.updatedAt);
+      stdout.write(`${bold('run')}      ${run.id}\n`);
+      stdout.write(`${bold('flow')}     ${run.flowId}@${run.flowVersion}\n`);
+      stdout.write(`${bold('status')}   ${colourStatus(run.status)}\n`);
+      stdout.write(`${bold('backend')}  ${run.backend}\n`);
+      if (run.parentRunId) stdout.write(`${bold('parent')}   ${run.parentRunId} (step ${run.parentStepId})\n`);
+      stdout.write(`${bold('started')}  ${formatDateTime(run.createdAt)}\n`);
+      stdout.write(`${bold('duration')} ${formatDuration(ended === null ? null : ended - run.createdAt)}\n`);
+      stdout.write(`${bold('input')}    ${preview(run.input, 100)}\n`);
+      if (run.status === 'completed') stdout.write(`${bold('output')}   ${preview(run.output, 100)}\n`);
+      if (run.error) {
+        const where = run.error.stepId ? ` (step ${run.error.stepId})` : '';
+        stdout.write(`${bold('error')}    ${stdout.style('red', redact(run.error.message))}${where}\n`);
+      }
+      if (run.fixtures) stdout.write(`${bold('fixtures')} recorded model turns replace providers in this run\n`);
+
+      stdout.write(`\n${bold('events')}\n`);
+      stdout.write(table(['SEQ', 'TIME', 'TYPE', 'STEP', 'DETAIL'], eventRows(events), bold));
+
+      stdout.write(`\n${bold('steps')}\n`);
+      const rows = state.order.map((id) => stepRow(state.steps[id]!));
+      stdout.write(
+        rows.length > 0
+          ? table(['STEP', 'TYPE', 'STATUS', 'ATTEMPTS', 'DURATION', 'OUTPUT / ERROR'], rows, bold)
+          : '  (none)\n',
+      );
+      if (children.length > 0) {
+        stdout.write(`\n${bold('child runs')}\n`);
+        const childRows = children.map((c) => [
+          c.parentStepId ?? '',
+          c.id,
+          `${c.flowId}@${c.flowVersion}`,
+          colourStatus(c.status),
+        ]);
+        stdout.write(table(['STEP', 'RUN', 'FLOW', 'STATUS'], childRows, bold));
+      }
+      if (waiting.length > 0) {
+        stdout.write(`\n${bold('waiting for approval')}\n`);
+        for (const approval of waiting) {
+          stdout.write(
+            `  ${approval.stepId}: ${JSON.stringify(approval.prompt)}\n    ${approveCommand(approval.runId, approval.stepId)}\n`,
+          );
+        }
+      } else if (run.status === 'running' || run.status === 'waiting') {
+        stdout.write(`\n  not finished; if no process is executing it: weft runs resume ${shellQuote(run.id)}\n`);
+      }
+      return EXIT.ok;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+/** One row per event; consecutive token deltas of one step are folded into one row. */
+function eventRows(events: readonly RunEvent[]): string[][] {
+  const rows: string[][] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.type === 'step.delta') {
+      let j = i;
+      let text = event.text;
+      while (events[j + 1]?.type === 'step.delta' && (events[j + 1] as typeof event).stepId === event.stepId) {
+        j++;
+        text += (events[j] as typeof event).text;
+      }
+      const seq = j > i ? `${event.seq}-${events[j]!.seq}` : String(event.seq);
+      rows.push([seq, formatTime(event.at), 'step.delta', event.stepId, JSON.stringify(preview(text, 50))]);
+      i = j;
+      continue;
+    }
+    rows.push([
+      String(event.seq),
+      formatTime(event.at),
+      event.type,
+      'stepId' in event ? event.stepId : '',
+      detail(event),
+    ]);
+  }
+  return rows;
+}
+
+function detail(event: RunEvent): string {
+  switch (event.type) {
+    case 'run.started':
+      return `${event.flowId}@${event.flowVersion} on ${event.backend}`;
+    case 'step.started':
+      return event.stepType;
+    case 'step.completed':
+      return preview(event.output, 50);
+    case 'step.failed':
+    case 'run.failed':
+      return redact(preview(event.error.message, 70));
+    case 'step.retrying':
+      return `attempt ${event.attempt}: ${redact(preview(event.error.message, 50))}`;
+    case 'approval.requested':
+      return JSON.stringify(preview(event.prompt, 50));
+    case 'approval.resolved':
+      return `${event.timedOut ? 'timed out, ' : ''}${event.approved ? 'approved' : 'rejected'}${event.by ? ` by ${event.by}` : ''}`;
+    case 'child.started':
+      return `${event.childRunId} (${event.flowId})`;
+    case 'run.completed':
+      return preview(event.output, 50);
+    case 'run.cancelled':
+      return event.reason ?? '';
+    case 'step.delta':
+      return '';
+  }
+}
+
+function stepRow(step: StepState): string[] {
+  const result = step.error
+    ? stdout.style('red', redact(preview(step.error.message, 60)))
+    : step.approval && step.approval.approved === null
+      ? `waiting: ${JSON.stringify(preview(step.approval.prompt, 40))}`
+      : preview(outputPreview(step), 60);
+  return [step.stepId, step.stepType, step.status, String(step.attempts), formatDuration(step.durationMs), result];
+}
+
+/** An llm step or model turn by its text (or object), not its whole conversation. */
+function outputPreview(step: StepState): unknown {
+  const output = step.output;
+  if ((step.stepType === 'llm' || step.stepType === 'model-turn') && isJsonObject(output)) {
+    const calls = Array.isArray(output.toolCalls) ? output.toolCalls.length : 0;
+    const text = output.object ?? output.text ?? '';
+    return calls > 0 && step.stepType === 'model-turn' ? `→ ${plural(calls, 'tool call')} ${preview(text, 40)}` : text;
+  }
+  return output;
+}
