@@ -10,7 +10,7 @@ cd "$root"
 if [ "$#" -gt 0 ]; then
   exec node apps/api/src/cli/main.ts "$@"
 fi
-node apps/api/src/cli/main.ts run examples/hello.json --input @examples/hello.input.json || true
+node apps/api/src/cli/main.ts run examples/summarize-text.json --input @examples/summarize-text.input.json || true
 cat >&2 <<'MSG'
 
 Weft is ready. Try:

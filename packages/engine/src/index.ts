@@ -11,6 +11,7 @@ export * from './interpreter/host.ts';
 export { interpret } from './interpreter/interpret.ts';
 export * from './ir/duration.ts';
 export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
+export { checkInput, type InputIssue } from './ir/input-schema.ts';
 export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';
 export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';

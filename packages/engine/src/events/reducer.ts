@@ -111,6 +111,8 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
       step.status = 'failed';
       step.error = event.error;
       finish(step, at);
+      // An approval that fails on its timeout never gets `approval.resolved`: the run waits no more.
+      resumeIfNothingWaits(state);
       break;
     }
     case 'step.retrying': {
@@ -138,9 +140,7 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
         comment: event.comment,
         timedOut: event.timedOut,
       };
-      if (state.status === 'waiting' && !Object.values(state.steps).some((other) => other.status === 'waiting')) {
-        state.status = 'running';
-      }
+      resumeIfNothingWaits(state);
       break;
     }
     case 'child.started':
@@ -190,6 +190,12 @@ function ensureStep(state: RunState, stepId: string, stepType: string, parentId:
     step.stepType = stepType;
   }
   return step;
+}
+
+function resumeIfNothingWaits(state: RunState): void {
+  if (state.status === 'waiting' && !Object.values(state.steps).some((other) => other.status === 'waiting')) {
+    state.status = 'running';
+  }
 }
 
 function finish(step: StepState, at: number | null): void {

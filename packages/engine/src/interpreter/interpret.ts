@@ -4,7 +4,7 @@
  * step ids it has journaled, so running this again from the top after a crash resumes the run.
  * Must load inside Temporal's workflow sandbox: no Node API, no clock, no randomness here.
  */
-import { isRunInterrupt, StepFailedError, toErrorInfo } from '../errors.ts';
+import { DeterminismError, isRunInterrupt, StepFailedError, toErrorInfo } from '../errors.ts';
 import { resolveValue } from '../expr/index.ts';
 import { durationMs } from '../ir/duration.ts';
 import type { Flow } from '../ir/flow.ts';
@@ -64,8 +64,11 @@ export class Interpreter {
       return output;
     } catch (error) {
       if (isRunInterrupt(error)) throw error;
+      // A determinism error keeps its own class and code: the flow changed, no step failed.
       const failure =
-        error instanceof StepFailedError ? error : new StepFailedError(path, messageOf(error), { cause: error });
+        error instanceof StepFailedError || error instanceof DeterminismError
+          ? error
+          : new StepFailedError(path, messageOf(error), { cause: error });
       if (!started) {
         // Resolving the inputs failed before `step.started`: emit it so the log still shows the step.
         this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, null) });

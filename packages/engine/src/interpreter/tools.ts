@@ -4,6 +4,7 @@
  * anything else is a tool the host application registered.
  */
 import { NonRetryableError } from '../errors.ts';
+import { resolveValue } from '../expr/index.ts';
 import type { FlowTool } from '../ir/flow.ts';
 import type { Json, JsonObject } from '../json.ts';
 import type { StepContext } from './context.ts';
@@ -37,16 +38,17 @@ function callFlowTool(tool: FlowTool, args: Json, id: string, ctx: StepContext):
     return ctx.host.run(id, { kind: 'code', input: { source: tool.source, args, input: null, steps: {} } }, ctx.policy);
   }
   if (tool.http !== undefined) {
+    // A tool definition is IR even in a code-first flow: its templates read the call's `args`.
     const scope = { ...ctx.scope, args };
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(tool.http.headers ?? {}))
-      headers[key] = String(ctx.resolve(value, scope));
+      headers[key] = String(resolveValue(value, scope));
     const request: HttpCallInput = {
       method: tool.http.method ?? 'GET',
-      url: String(ctx.resolve(tool.http.url, scope)),
+      url: String(resolveValue(tool.http.url, scope)),
       headers,
     };
-    if (tool.http.body !== undefined) request.body = ctx.resolve(tool.http.body, scope);
+    if (tool.http.body !== undefined) request.body = resolveValue(tool.http.body, scope);
     return ctx.host.run(id, { kind: 'http', input: request }, ctx.policy);
   }
   const ref = tool.flow === undefined ? undefined : parseFlowRef(tool.flow);

@@ -5,9 +5,10 @@
  * and the whole of it is the step's `messages` output, so a later step can continue it.
  */
 import { z } from 'zod';
-import { isRunInterrupt, NonRetryableError, toErrorInfo } from '../errors.ts';
+import { DeterminismError, isRunInterrupt, NonRetryableError, toErrorInfo } from '../errors.ts';
 import type { StepContext, StepHandler } from '../interpreter/context.ts';
 import type { FixtureTurn, ModelMessage, ModelToolCall, ModelTurnOutput, TokenUsage } from '../interpreter/host.ts';
+import { settleAll } from '../interpreter/settle.ts';
 import { callTool, toolSpec } from '../interpreter/tools.ts';
 import { baseStepShape, exprSchema, jsonSchemaSchema, templateSchema } from '../ir/common.ts';
 import { isJsonObject, type Json, type JsonObject } from '../json.ts';
@@ -72,7 +73,8 @@ export const llmHandler: StepHandler<LlmStep, LlmInput> = {
         if (last.responseMessages.at(-1)?.role === 'tool') continue;
         break;
       }
-      const results = await Promise.all(
+      // Like parallel branches: every call settles before a park or failure propagates.
+      const results = await settleAll(
         last.toolCalls.map((call, index) => runToolCall(ctx, `${ctx.path}/tool#${turn}.${index}`, call)),
       );
       last.toolCalls.forEach((call, index) => {
@@ -107,7 +109,8 @@ async function modelTurn(
   ctx.host.emit({ type: 'step.started', stepId: id, stepType: 'model-turn', parentId: ctx.path });
   const input = {
     model: step.model,
-    messages: turn.messages,
+    // A copy: the call is data, and `messages` keeps growing after this turn.
+    messages: [...turn.messages],
     tools: turn.tools,
     stepId: step.id,
     turn: turn.turn,
@@ -147,7 +150,8 @@ async function runToolCall(
     ctx.host.emit({ type: 'step.completed', stepId: id, output: value });
     return { value, part: { ...base, output: { type: 'json', value } } };
   } catch (error) {
-    if (isRunInterrupt(error)) throw error;
+    // A determinism error is not the tool's failure: feeding it to the model would diverge silently.
+    if (isRunInterrupt(error) || error instanceof DeterminismError) throw error;
     const info = toErrorInfo(error);
     ctx.host.emit({ type: 'step.failed', stepId: id, error: info });
     return { value: { error: info.message }, part: { ...base, output: { type: 'error-text', value: info.message } } };

@@ -4,7 +4,7 @@
  * definitely completed: a branch adds only what all its arms add, a parallel adds all its
  * branches, map/loop bodies are visible inside the body only.
  */
-import { type ExprRoot, inspectValue } from '../expr/index.ts';
+import { type ExprRoot, type InspectIssue, inspectValue } from '../expr/index.ts';
 import type { Flow } from '../ir/flow.ts';
 import { childLists, type Step } from '../steps/registry.ts';
 import { formatPath, type JsonPath, type ValidationIssue } from './issues.ts';
@@ -27,7 +27,7 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
   ) => {
     const report = inspectValue(value);
     for (const issue of report.issues)
-      issues.push({ stepId, path: formatPath([...path, ...issue.path]), message: issue.message });
+      issues.push({ stepId, path: formatPath([...path, ...issue.path]), message: withPosition(value, issue) });
     for (const root of report.roots) {
       if (!frame.roots.has(root)) issues.push({ stepId, path: formatPath(path), message: rootMessage(root) });
     }
@@ -60,11 +60,14 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
           for (const id of arms[0]!) if (arms.every((arm) => arm.has(id))) available.add(id);
           break;
         }
-        case 'parallel':
+        case 'parallel': {
+          // Every branch starts from what ran before the parallel step, never from a sibling.
+          const before = new Set(available);
           for (const [name, branch] of Object.entries(step.branches)) {
-            for (const id of walk(branch, [...at, 'branches', name], new Set(available), frame)) available.add(id);
+            for (const id of walk(branch, [...at, 'branches', name], new Set(before), frame)) available.add(id);
           }
           break;
+        }
         case 'map': {
           const roots = new Set<ExprRoot>([...frame.roots, 'item', 'index']);
           walk(step.steps, [...at, 'steps'], new Set(available), { roots });
@@ -120,6 +123,16 @@ function expressionFields(step: Step): string[] {
     case 'sleep':
       return [];
   }
+}
+
+/** The message with where in the config string it happened (1-based, counting the leading '='). */
+function withPosition(value: unknown, issue: InspectIssue): string {
+  if (issue.position === undefined) return issue.message;
+  let text: unknown = value;
+  for (const key of issue.path) text = (text as Record<string | number, unknown> | undefined)?.[key];
+  // Expression positions count from after the '='; template positions from the start.
+  const offset = typeof text === 'string' && text.startsWith('=') ? 1 : 0;
+  return `${issue.message} (at character ${issue.position + offset + 1})`;
 }
 
 export function idsIn(steps: readonly Step[]): string[] {

@@ -26,6 +26,8 @@ export type ValidationResult = { ok: true; flow: Flow } | { ok: false; errors: V
 export function validateFlow(doc: unknown, options: ValidateOptions = {}): ValidationResult {
   const migrated = migrateFlow(doc);
   if (!migrated.ok) return { ok: false, errors: [{ stepId: null, path: 'irVersion', message: migrated.message }] };
+  const tooDeep = nestingIssue(migrated.doc);
+  if (tooDeep) return { ok: false, errors: [tooDeep] };
   const parsed = flowSchema.safeParse(migrated.doc);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => schemaIssue(migrated.doc, issue));
@@ -38,12 +40,17 @@ export function validateFlow(doc: unknown, options: ValidateOptions = {}): Valid
 
 function schemaIssue(
   doc: unknown,
-  issue: { path: PropertyKey[]; message: string; code: string; options?: unknown },
+  issue: { path: PropertyKey[]; message: string; code: string; options?: unknown; issues?: unknown },
 ): ValidationIssue {
   const path = issue.path.filter((key): key is string | number => typeof key !== 'symbol');
   let message = issue.message;
   if (issue.code === 'invalid_union' && path.at(-1) === 'type' && Array.isArray(issue.options)) {
     message = `unknown step type; expected one of: ${issue.options.join(', ')}`;
+  }
+  // zod reports a bad record key as "Invalid key in record"; the key schema's own message says why.
+  if (issue.code === 'invalid_key' && Array.isArray(issue.issues)) {
+    const inner = (issue.issues[0] as { message?: unknown } | undefined)?.message;
+    if (typeof inner === 'string') message = inner;
   }
   return { stepId: stepIdAt(doc, path), path: formatPath(path), message };
 }
@@ -199,4 +206,47 @@ function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
     seen.add(key);
     return true;
   });
+}
+
+/** Deeper than any real flow, and far from where the recursive schema would overflow the stack. */
+export const MAX_STEP_NESTING = 100;
+
+/**
+ * Step lists nested deeper than MAX_STEP_NESTING, found on the raw document (iteratively),
+ * before the recursive schema walks it: validateFlow must answer, never throw a RangeError.
+ */
+function nestingIssue(doc: unknown): ValidationIssue | undefined {
+  const pending: { list: unknown; path: JsonPath; depth: number }[] = [
+    { list: (doc as { steps?: unknown }).steps, path: ['steps'], depth: 1 },
+  ];
+  while (pending.length > 0) {
+    const { list, path, depth } = pending.pop()!;
+    if (!Array.isArray(list)) continue;
+    if (depth > MAX_STEP_NESTING) {
+      return {
+        stepId: stepIdAt(doc, path.slice(0, -1)),
+        path: formatPath(path),
+        message: `steps are nested more than ${MAX_STEP_NESTING} levels deep`,
+      };
+    }
+    list.forEach((step, index) => {
+      if (typeof step !== 'object' || step === null) return;
+      const { steps, cases, branches } = step as Record<string, unknown>;
+      const at = [...path, index];
+      pending.push({ list: steps, path: [...at, 'steps'], depth: depth + 1 });
+      pending.push({ list: (step as Record<string, unknown>).else, path: [...at, 'else'], depth: depth + 1 });
+      if (Array.isArray(cases)) {
+        cases.forEach((branchCase, caseIndex) => {
+          const caseSteps = (branchCase as { steps?: unknown } | null)?.steps;
+          pending.push({ list: caseSteps, path: [...at, 'cases', caseIndex, 'steps'], depth: depth + 1 });
+        });
+      }
+      if (typeof branches === 'object' && branches !== null && !Array.isArray(branches)) {
+        for (const [name, branch] of Object.entries(branches)) {
+          pending.push({ list: branch, path: [...at, 'branches', name], depth: depth + 1 });
+        }
+      }
+    });
+  }
+  return undefined;
 }

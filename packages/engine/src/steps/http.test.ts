@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpCallInput } from '../interpreter/host.ts';
+import { interpret } from '../interpreter/interpret.ts';
+import { stepIssues, testFlow } from '../test-support/flows.ts';
+import { MemoryHost } from '../test-support/memory-host.ts';
+import { createExecutor, recordCalls } from '../test-support/model.ts';
+
+function setup() {
+  const recorder = recordCalls(
+    createExecutor({
+      http: (request) => ({
+        status: 201,
+        headers: { 'content-type': 'application/json' },
+        body: { echoed: request.body ?? null },
+      }),
+    }),
+  );
+  return { host: new MemoryHost({ execute: recorder.execute }), calls: recorder.calls };
+}
+
+describe('http schema', () => {
+  it('accepts a request with method, headers and body', () => {
+    expect(
+      stepIssues({
+        id: 'h',
+        type: 'http',
+        method: 'POST',
+        url: 'https://x/{{ input.id }}',
+        headers: { a: 'b' },
+        body: { x: 1 },
+      }),
+    ).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ['a missing url', { url: undefined }, 'steps[0].url', /expected string/],
+    ['an unknown method', { method: 'FETCH' }, 'steps[0].method', /expected one of "GET"\|"POST"/],
+    ['a header that is not a string', { headers: { retries: 3 } }, 'steps[0].headers.retries', /expected string/],
+    ['a url template that does not close', { url: 'https://x/{{ input.id' }, 'steps[0].url', /is not closed/],
+  ])('rejects %s', (_name, change, path, message) => {
+    const issues = stepIssues({ id: 'h', type: 'http', url: 'https://x', ...change });
+    expect(issues).toContainEqual({ stepId: 'h', path, message: expect.stringMatching(message) });
+  });
+});
+
+describe('http handler', () => {
+  it('renders url, headers and body, defaults to GET, and returns status, headers and body', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      {
+        id: 'post',
+        type: 'http',
+        method: 'POST',
+        url: 'https://api.example/tickets/{{ input.id }}',
+        headers: { authorization: 'Bearer {{ input.token }}' },
+        body: { id: '=input.id', tags: ['=input.tag', 'fixed'] },
+      },
+      { id: 'get', type: 'http', url: 'https://api.example/ping' },
+    ]);
+    await interpret(flow, { id: 7, token: 't0k', tag: 'vip' }, host);
+
+    const post: HttpCallInput = {
+      method: 'POST',
+      url: 'https://api.example/tickets/7',
+      headers: { authorization: 'Bearer t0k' },
+      body: { id: 7, tags: ['vip', 'fixed'] },
+    };
+    expect(calls.map((c) => [c.id, c.call])).toEqual([
+      ['post', { kind: 'http', input: post }],
+      ['get', { kind: 'http', input: { method: 'GET', url: 'https://api.example/ping', headers: {} } }],
+    ]);
+    expect(host.events[0]).toEqual({ type: 'step.started', stepId: 'post', stepType: 'http', input: post });
+    expect(host.events[1]).toEqual({
+      type: 'step.completed',
+      stepId: 'post',
+      output: { status: 201, headers: { 'content-type': 'application/json' }, body: { echoed: post.body! } },
+    });
+  });
+
+  it('retries 3 times by default and passes the step timeout', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      { id: 'a', type: 'http', url: 'https://x' },
+      { id: 'b', type: 'http', url: 'https://x', timeout: '10s', retry: { maxAttempts: 1 } },
+    ]);
+    await interpret(flow, null, host);
+    expect(calls[0]!.policy).toEqual({
+      retry: { maxAttempts: 3, backoff: 'exponential', initialDelayMs: 1000, maxDelayMs: 60_000 },
+    });
+    expect(calls[1]!.policy).toEqual({
+      retry: { maxAttempts: 1, backoff: 'exponential', initialDelayMs: 1000, maxDelayMs: 60_000 },
+      timeoutMs: 10_000,
+    });
+  });
+
+  it('fails with the expression error when the url cannot be rendered, before calling anything', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([{ id: 'h', type: 'http', url: 'https://x/{{ input.a.b }}' }]);
+    await expect(interpret(flow, { a: null }, host)).rejects.toThrow(/input\.a/);
+    expect(calls).toEqual([]);
+    expect(host.events.map((e) => e.type)).toEqual(['step.started', 'step.failed']);
+  });
+});

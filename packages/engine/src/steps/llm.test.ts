@@ -1,0 +1,477 @@
+import { describe, expect, it } from 'vitest';
+import { DeterminismError, RunInterrupt, StepFailedError } from '../errors.ts';
+import type { InterpretOptions } from '../interpreter/context.ts';
+import type { ModelTurnInput, ModelTurnOutput, StepCall, ToolSpec } from '../interpreter/host.ts';
+import { interpret } from '../interpreter/interpret.ts';
+import type { Json } from '../json.ts';
+import { deferred, drain, stepIssues, testFlow, track } from '../test-support/flows.ts';
+import { eventTrail, MemoryHost } from '../test-support/memory-host.ts';
+import { createExecutor, type ExecutorOptions, recordCalls } from '../test-support/model.ts';
+
+const addSpec: Omit<ToolSpec, 'name'> = {
+  description: 'Adds two numbers',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+};
+const hostTools = { add: addSpec, boom: { description: 'Always fails', parameters: { type: 'object' } } };
+const tools: ExecutorOptions['tools'] = {
+  add: (args) => {
+    const { a, b } = args as { a: number; b: number };
+    return a + b;
+  },
+  boom: () => {
+    throw new Error('the tool broke');
+  },
+};
+
+function setup(executor: ExecutorOptions = {}) {
+  const recorder = recordCalls(createExecutor({ tools, ...executor }));
+  const host = new MemoryHost({ execute: recorder.execute });
+  return { host, calls: recorder.calls };
+}
+
+function agentFlow(step: Record<string, unknown> = {}) {
+  return testFlow(
+    [{ id: 'agent', type: 'llm', model: 'mock:echo', prompt: 'What is {{ input.q }}?', ...step }],
+    {},
+    { hostTools: Object.keys(hostTools) },
+  );
+}
+
+const run = (flow: ReturnType<typeof agentFlow>, host: MemoryHost, options: InterpretOptions = {}) =>
+  interpret(flow, { q: '1+2' }, host, { hostTools, ...options });
+
+function modelInput(call: StepCall): ModelTurnInput {
+  if (call.kind !== 'model-turn') throw new Error(`expected a model turn, got ${call.kind}`);
+  return call.input;
+}
+
+describe('llm schema', () => {
+  it('accepts a prompt step and an agent step with tools, schema and retry', () => {
+    expect(stepIssues({ id: 'a', type: 'llm', model: 'openai:gpt-4o-mini', prompt: 'hi' })).toEqual([]);
+    expect(
+      stepIssues(
+        {
+          id: 'a',
+          type: 'llm',
+          model: 'anthropic:claude-x',
+          system: 'Be brief',
+          messages: '=input.history',
+          tools: ['add'],
+          maxSteps: 5,
+          schema: { type: 'object' },
+          retry: { maxAttempts: 2 },
+          timeout: '30s',
+        },
+        { hostTools: ['add'] },
+      ),
+    ).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    ['a model without provider', { model: 'gpt-4o' }, 'steps[0].model', /provider openai, anthropic, local or mock/],
+    ['an unknown provider', { model: 'acme:x' }, 'steps[0].model', /"<provider>:<model>"/],
+    ['maxSteps 0', { maxSteps: 0 }, 'steps[0].maxSteps', />=1/],
+    ['maxSteps 101', { maxSteps: 101 }, 'steps[0].maxSteps', /<=100/],
+    ['messages that are not an expression', { messages: 'hello' }, 'steps[0].messages', /starting with "="/],
+    ['tools that are not a list', { tools: 'add' }, 'steps[0].tools', /expected array/],
+    ['a misspelled field', { promt: 'x' }, 'steps[0]', /Unrecognized key: "promt"/],
+    ['a bad timeout', { timeout: 'soon' }, 'steps[0].timeout', /a duration such as/],
+  ])('rejects %s', (_name, change, path, message) => {
+    const issues = stepIssues({ id: 'a', type: 'llm', model: 'mock:echo', prompt: 'hi', ...change });
+    expect(issues).toContainEqual({ stepId: 'a', path, message: expect.stringMatching(message) });
+  });
+});
+
+describe('llm: one model call', () => {
+  it('sends the rendered prompt and system and returns the whole conversation', async () => {
+    const { host, calls } = setup();
+    const output = await run(agentFlow({ system: 'You answer {{ input.q }}' }), host);
+
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.id).toBe('agent/llm#1');
+    expect(modelInput(calls[0]!.call)).toEqual({
+      model: 'mock:echo',
+      system: 'You answer 1+2',
+      messages: [{ role: 'user', content: 'What is 1+2?' }],
+      tools: [],
+      stepId: 'agent',
+      turn: 1,
+    });
+    expect(output).toEqual({
+      text: 'What is 1+2?',
+      messages: [
+        { role: 'user', content: 'What is 1+2?' },
+        { role: 'assistant', content: [{ type: 'text', text: 'What is 1+2?' }] },
+      ],
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      finishReason: 'stop',
+    });
+  });
+
+  it('emits the step and its model turn as a child', async () => {
+    const { host } = setup();
+    await run(agentFlow(), host);
+    expect(eventTrail(host.events)).toEqual([
+      'started:agent',
+      'started:agent/llm#1',
+      'completed:agent/llm#1',
+      'completed:agent',
+    ]);
+    expect(host.events[0]).toMatchObject({
+      stepType: 'llm',
+      input: { model: 'mock:echo', messages: [{ role: 'user', content: 'What is 1+2?' }], tools: [] },
+    });
+    expect(host.events[1]).toEqual({
+      type: 'step.started',
+      stepId: 'agent/llm#1',
+      stepType: 'model-turn',
+      parentId: 'agent',
+    });
+  });
+
+  it('passes the schema and returns the structured object', async () => {
+    const { host, calls } = setup();
+    const schema = { type: 'object', properties: { priority: { type: 'string' } } };
+    const output = await run(agentFlow({ schema }), host, {
+      fixtures: { agent: [{ object: { priority: 'high' } }] },
+    });
+    expect(modelInput(calls[0]!.call).schema).toEqual(schema);
+    expect(output).toMatchObject({ object: { priority: 'high' }, text: '{"priority":"high"}' });
+  });
+
+  it('fails the step when messages do not evaluate to a list of messages', async () => {
+    const { host, calls } = setup();
+    const flow = agentFlow({ prompt: undefined, messages: '=input.q' });
+    await expect(run(flow, host)).rejects.toThrow('messages must evaluate to an array of message objects');
+    expect(calls).toEqual([]);
+    expect(eventTrail(host.events)).toEqual(['started:agent', 'failed:agent']);
+  });
+});
+
+describe('llm: agent loop', () => {
+  const addThenAnswer = {
+    agent: [{ toolCalls: [{ tool: 'add', args: { a: 1, b: 2 } }] }, { text: 'It is 3.' }],
+  };
+
+  it('checkpoints each model turn and each tool call under its own id', async () => {
+    const { host, calls } = setup();
+    const output = await run(agentFlow({ tools: ['add'], maxSteps: 5 }), host, { fixtures: addThenAnswer });
+
+    expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/tool#1.0', 'agent/llm#2']);
+    expect(calls[1]!.call).toEqual({ kind: 'tool', input: { tool: 'add', args: { a: 1, b: 2 } } });
+    expect(eventTrail(host.events)).toEqual([
+      'started:agent',
+      'started:agent/llm#1',
+      'completed:agent/llm#1',
+      'started:agent/tool#1.0',
+      'completed:agent/tool#1.0',
+      'started:agent/llm#2',
+      'completed:agent/llm#2',
+      'completed:agent',
+    ]);
+    expect(host.events.find((e) => e.type === 'step.started' && e.stepId === 'agent/tool#1.0')).toEqual({
+      type: 'step.started',
+      stepId: 'agent/tool#1.0',
+      stepType: 'tool-call',
+      parentId: 'agent',
+      input: { tool: 'add', args: { a: 1, b: 2 } },
+    });
+    expect(output).toMatchObject({
+      text: 'It is 3.',
+      finishReason: 'stop',
+      toolCalls: [{ id: 'call_1_0', tool: 'add', args: { a: 1, b: 2 }, result: 3 }],
+    });
+  });
+
+  it('offers the tools to the model by name, description and parameters', async () => {
+    const { host, calls } = setup();
+    await run(agentFlow({ tools: ['add'], maxSteps: 5 }), host, { fixtures: addThenAnswer });
+    expect(modelInput(calls[0]!.call).tools).toEqual([{ name: 'add', ...addSpec }]);
+    expect(modelInput(calls[0]!.call).fixture).toEqual(addThenAnswer.agent[0]);
+    expect(modelInput(calls[2]!.call)).toMatchObject({ turn: 2, fixture: addThenAnswer.agent[1] });
+  });
+
+  it('carries the messages forward exactly as the model returned them', async () => {
+    // Provider metadata on the assistant message must survive untouched (seed 003).
+    const turns: ModelTurnOutput[] = [
+      {
+        text: '',
+        toolCalls: [{ id: 'tc-9', tool: 'add', args: { a: 1, b: 2 } }],
+        responseMessages: [
+          {
+            role: 'assistant',
+            content: [{ type: 'tool-call', toolCallId: 'tc-9', toolName: 'add', input: { a: 1, b: 2 } }],
+            providerOptions: { openai: { itemId: 'msg_1' } },
+          },
+        ],
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+        finishReason: 'tool-calls',
+      },
+      {
+        text: '3',
+        toolCalls: [],
+        responseMessages: [{ role: 'assistant', content: [{ type: 'text', text: '3', providerMetadata: { x: 1 } }] }],
+        usage: { inputTokens: 20, outputTokens: 1, totalTokens: 21 },
+        finishReason: 'stop',
+      },
+    ];
+    const { host, calls } = setup({ model: (input) => turns[input.turn - 1]! });
+    const output = (await run(agentFlow({ tools: ['add'], maxSteps: 5 }), host)) as { messages: Json[] };
+
+    const conversation = [
+      { role: 'user', content: 'What is 1+2?' },
+      turns[0]!.responseMessages[0]!,
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'tc-9', toolName: 'add', output: { type: 'json', value: 3 } }],
+      },
+      turns[1]!.responseMessages[0]!,
+    ];
+    expect(modelInput(calls[2]!.call).messages).toEqual(conversation.slice(0, 3));
+    expect(output.messages).toEqual(conversation);
+    expect(output).toMatchObject({ usage: { inputTokens: 30, outputTokens: 6, totalTokens: 36 } });
+  });
+
+  it('runs several tool calls of one turn as #turn.index and answers them in one tool message', async () => {
+    const { host, calls } = setup();
+    const output = (await run(agentFlow({ tools: ['add'], maxSteps: 3 }), host, {
+      fixtures: {
+        agent: [
+          {
+            toolCalls: [
+              { tool: 'add', args: { a: 1, b: 1 } },
+              { tool: 'add', args: { a: 2, b: 2 } },
+            ],
+          },
+          { text: 'done' },
+        ],
+      },
+    })) as { messages: { role: string; content: { toolCallId: string; output: Json }[] }[] };
+    expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/tool#1.0', 'agent/tool#1.1', 'agent/llm#2']);
+    const toolMessage = output.messages[2]!;
+    expect(toolMessage.role).toBe('tool');
+    expect(toolMessage.content.map((part) => [part.toolCallId, part.output])).toEqual([
+      ['call_1_0', { type: 'json', value: 2 }],
+      ['call_1_1', { type: 'json', value: 4 }],
+    ]);
+  });
+
+  it('feeds a failing tool back to the model instead of failing the run', async () => {
+    const { host, calls } = setup();
+    const output = (await run(agentFlow({ tools: ['boom'], maxSteps: 3 }), host, {
+      fixtures: { agent: [{ toolCalls: [{ tool: 'boom', args: {} }] }, { text: 'Sorry, the tool failed.' }] },
+    })) as { text: string; toolCalls: Json; messages: Json[] };
+
+    expect(output.text).toBe('Sorry, the tool failed.');
+    expect(output.toolCalls).toEqual([{ id: 'call_1_0', tool: 'boom', args: {}, result: { error: 'the tool broke' } }]);
+    expect(modelInput(calls[2]!.call).messages[2]).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'call_1_0',
+          toolName: 'boom',
+          output: { type: 'error-text', value: 'the tool broke' },
+        },
+      ],
+    });
+    expect(host.events).toContainEqual({
+      type: 'step.failed',
+      stepId: 'agent/tool#1.0',
+      error: { name: 'Error', message: 'the tool broke' },
+    });
+    expect(eventTrail(host.events).at(-1)).toBe('completed:agent');
+  });
+
+  it('tells the model about a tool it made up', async () => {
+    const { host, calls } = setup();
+    const output = (await run(agentFlow({ tools: ['add'], maxSteps: 2 }), host, {
+      fixtures: { agent: [{ toolCalls: [{ tool: 'nope', args: {} }] }, { text: 'ok' }] },
+    })) as { toolCalls: Json };
+    expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/llm#2']);
+    expect(output.toolCalls).toEqual([
+      { id: 'call_1_0', tool: 'nope', args: {}, result: { error: "unknown tool 'nope'" } },
+    ]);
+  });
+
+  it('stops after maxSteps model turns even if the model keeps calling tools', async () => {
+    const { host, calls } = setup({ model: () => ({ toolCalls: [{ tool: 'add', args: { a: 1, b: 1 } }] }) });
+    const output = await run(agentFlow({ tools: ['add'], maxSteps: 2 }), host);
+    expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/tool#1.0', 'agent/llm#2', 'agent/tool#2.0']);
+    expect(output).toMatchObject({ finishReason: 'tool-calls' });
+  });
+
+  it('gives the model another turn after the SDK answered a malformed tool call itself', async () => {
+    const turns: ModelTurnOutput[] = [
+      {
+        text: '',
+        toolCalls: [],
+        responseMessages: [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x', toolName: 'add', input: 'bad' }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'add', output: 'invalid' }] },
+        ],
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        finishReason: 'tool-calls',
+      },
+    ];
+    const { host, calls } = setup({ model: (input) => turns[input.turn - 1] ?? { text: 'recovered' } });
+    const output = await run(agentFlow({ tools: ['add'], maxSteps: 3 }), host);
+    expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/llm#2']);
+    expect(output).toMatchObject({ text: 'recovered' });
+  });
+
+  it('continues an earlier conversation through messages (the seed is the whole output messages)', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      { id: 'first', type: 'llm', model: 'mock:echo', system: 'S', prompt: 'one' },
+      { id: 'second', type: 'llm', model: 'mock:echo', messages: '=steps.first.output.messages', prompt: 'two' },
+    ]);
+    const output = (await interpret(flow, null, host)) as { messages: Json[] };
+    const firstMessages = [
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: [{ type: 'text', text: 'one' }] },
+    ];
+    expect(modelInput(calls[1]!.call).messages).toEqual([...firstMessages, { role: 'user', content: 'two' }]);
+    expect(modelInput(calls[1]!.call).system).toBeUndefined();
+    expect(output.messages).toEqual([
+      ...firstMessages,
+      { role: 'user', content: 'two' },
+      { role: 'assistant', content: [{ type: 'text', text: 'two' }] },
+    ]);
+  });
+});
+
+describe('llm: fixtures', () => {
+  it('selects recorded turns by full step path first, then by step id', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      {
+        id: 'each',
+        type: 'map',
+        items: '=input.items',
+        concurrency: 1,
+        steps: [{ id: 'ask', type: 'llm', model: 'mock:echo', prompt: '{{ item }}' }],
+      },
+    ]);
+    const output = await interpret(flow, { items: ['a', 'b', 'c'] }, host, {
+      fixtures: { 'each[1]/ask': [{ text: 'by path' }], ask: [{ text: 'by id' }] },
+    });
+    expect(calls.map((call) => [call.id, modelInput(call.call).fixture])).toEqual([
+      ['each[0]/ask/llm#1', { text: 'by id' }],
+      ['each[1]/ask/llm#1', { text: 'by path' }],
+      ['each[2]/ask/llm#1', { text: 'by id' }],
+    ]);
+    expect((output as { text: string }[]).map((o) => o.text)).toEqual(['by id', 'by path', 'by id']);
+  });
+
+  it('sends no fixture for turns past the recorded ones', async () => {
+    const { host, calls } = setup();
+    await run(agentFlow({ tools: ['add'], maxSteps: 3 }), host, {
+      fixtures: { agent: [{ toolCalls: [{ tool: 'add', args: { a: 1, b: 2 } }] }] },
+    });
+    expect(calls).toHaveLength(3);
+    expect(modelInput(calls[2]!.call)).not.toHaveProperty('fixture');
+  });
+});
+
+describe('llm: retry and timeout policy', () => {
+  it('retries model turns and their tool calls 3 times by default', async () => {
+    const { host, calls } = setup();
+    await run(agentFlow({ tools: ['add'], maxSteps: 2 }), host, {
+      fixtures: { agent: [{ toolCalls: [{ tool: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }] },
+    });
+    for (const call of calls) {
+      expect(call.policy).toEqual({
+        retry: { maxAttempts: 3, backoff: 'exponential', initialDelayMs: 1000, maxDelayMs: 60_000 },
+      });
+    }
+  });
+
+  it("passes the step's own retry and timeout", async () => {
+    const { host, calls } = setup();
+    await run(
+      agentFlow({
+        retry: { maxAttempts: 5, backoff: 'fixed', initialDelay: '250ms', maxDelay: '2s' },
+        timeout: '45s',
+      }),
+      host,
+    );
+    expect(calls[0]!.policy).toEqual({
+      retry: { maxAttempts: 5, backoff: 'fixed', initialDelayMs: 250, maxDelayMs: 2000 },
+      timeoutMs: 45_000,
+    });
+  });
+});
+
+describe('llm: failures and parking', () => {
+  it('fails the step when a model turn fails, naming the turn', async () => {
+    const { host } = setup({
+      model: () => {
+        throw new Error('rate limited');
+      },
+    });
+    const error = await run(agentFlow(), host).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StepFailedError);
+    expect(error).toMatchObject({ stepId: 'agent', message: 'rate limited' });
+    expect(eventTrail(host.events)).toEqual([
+      'started:agent',
+      'started:agent/llm#1',
+      'failed:agent/llm#1',
+      'failed:agent',
+    ]);
+  });
+
+  it('does not feed a determinism error to the model: the run stops instead of diverging', async () => {
+    const flow = agentFlow({ tools: ['add'], maxSteps: 3 });
+    const fixtures = { agent: [{ toolCalls: [{ tool: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }] };
+    const base = createExecutor({ tools });
+    const models: string[] = [];
+    const host = new MemoryHost({
+      execute: (call, id, policy) => {
+        if (call.kind === 'model-turn') models.push(id);
+        if (id === 'agent/tool#1.0') throw new DeterminismError(`step '${id}' was recorded with different input`);
+        return base(call, id, policy);
+      },
+    });
+    await expect(run(flow, host, { fixtures })).rejects.toBeInstanceOf(DeterminismError);
+    expect(models).toEqual(['agent/llm#1']);
+  });
+
+  it('lets every tool call of a turn settle before the run parks', async () => {
+    // A flow tool (a child run) parks while a host tool is still running: the host tool's
+    // result must reach the journal before interpret returns, or it would run on unobserved.
+    const gate = deferred<Json>();
+    const flow = testFlow(
+      [{ id: 'agent', type: 'llm', model: 'mock:echo', prompt: 'go', tools: ['child', 'slow'], maxSteps: 2 }],
+      { tools: { child: { description: 'A sub-flow', parameters: { type: 'object' }, flow: 'other' } } },
+      { hostTools: ['slow'] },
+    );
+    const host = new MemoryHost({
+      execute: createExecutor({ tools: { slow: () => gate.promise } }),
+      spawn: () => {
+        throw new RunInterrupt('suspended', 'child run waits for an approval');
+      },
+    });
+    const running = track(
+      interpret(flow, null, host, {
+        hostTools: { slow: { description: 'Slow', parameters: { type: 'object' } } },
+        fixtures: {
+          agent: [
+            {
+              toolCalls: [
+                { tool: 'child', args: {} },
+                { tool: 'slow', args: {} },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    await drain();
+    expect(running.settled).toBe(false);
+    gate.resolve('slow result');
+    await expect(running.promise).rejects.toBeInstanceOf(RunInterrupt);
+    expect(host.journal.get('agent/tool#1.1')).toEqual({ output: 'slow result' });
+  });
+});
