@@ -38,8 +38,10 @@ function callFlowTool(tool: FlowTool, args: Json, id: string, ctx: StepContext):
     return ctx.host.run(id, { kind: 'code', input: { source: tool.source, args, input: null, steps: {} } }, ctx.policy);
   }
   if (tool.http !== undefined) {
-    // A tool definition is IR even in a code-first flow: its templates read the call's `args`.
-    const scope = { ...ctx.scope, args };
+    // A tool definition is IR even in a code-first flow. Its templates read the call's `args`
+    // and the run's `input` (an API base URL, say) — not `steps`: a tool may be called from
+    // anywhere, so which steps have run is unknowable where it is defined.
+    const scope = { input: ctx.scope.input, steps: {}, args };
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(tool.http.headers ?? {}))
       headers[key] = String(resolveValue(value, scope));

@@ -104,6 +104,51 @@ describe('parallel handler', () => {
     expect(await running).toEqual({ a: 'A', b: 'B' });
   });
 
+  it('shows a code step only its own branch and what ran before, whichever branch is faster', async () => {
+    // A code step receives every visible step output; if a sibling branch's outputs leaked in
+    // depending on timing, a replay would hash different input and fail as nondeterministic.
+    const seen: string[][] = [];
+    const gates = new Map<string, Deferred<Json>>();
+    const gate = (id: string) => {
+      if (!gates.has(id)) gates.set(id, deferred<Json>());
+      return gates.get(id)!;
+    };
+    const host = new MemoryHost({
+      execute: createExecutor({
+        tools: { wait: (_args, id) => gate(id).promise },
+        code: (input) => {
+          seen.push(Object.keys(input.steps).sort());
+          return null;
+        },
+      }),
+    });
+    const flow = testFlow(
+      [
+        { id: 'first', type: 'transform', value: 1 },
+        {
+          id: 'fan',
+          type: 'parallel',
+          branches: {
+            a: [wait('slow'), { id: 'c', type: 'code', source: 'return Object.keys(steps)' }],
+            b: [wait('quick1'), wait('quick2')],
+          },
+        },
+        { id: 'after', type: 'transform', value: '=[steps.slow.output, steps.quick2.output]' },
+      ],
+      {},
+      { hostTools: ['wait'] },
+    );
+    const running = interpret(flow, null, host, { hostTools });
+    await drain();
+    gate('fan.b/quick1').resolve('q1');
+    await drain();
+    gate('fan.b/quick2').resolve('q2');
+    await drain();
+    gate('fan.a/slow').resolve('s');
+    expect(await running).toEqual(['s', 'q2']);
+    expect(seen).toEqual([['first', 'slow']]);
+  });
+
   it('lets every branch settle before a failure ends the run', async () => {
     const { host, gate } = gatedHost();
     const flow = testFlow(

@@ -1,6 +1,6 @@
 /** `parallel`: runs named branches concurrently. Output: `{ name: last output of that branch }`. */
 import { z } from 'zod';
-import type { StepHandler } from '../interpreter/context.ts';
+import { childScope, type StepHandler } from '../interpreter/context.ts';
 import { settleAll } from '../interpreter/settle.ts';
 import { baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
@@ -19,12 +19,15 @@ export type ParallelStep = z.infer<typeof parallelStepSchema>;
 
 export const parallelHandler: StepHandler<ParallelStep> = {
   async execute(step, ctx) {
-    // Branches share the enclosing scope: validation guarantees no branch reads another's steps,
-    // and afterwards every branch's steps are visible (they all ran).
+    // Each branch works in its own copy of the scope, so what one branch sees never depends on
+    // how fast another runs (a `code` step receives every visible output: that must replay
+    // identically). Afterwards every branch's outputs are visible, as they all ran.
     const names = Object.keys(step.branches);
+    const scopes = names.map(() => childScope(ctx.scope, {}));
     const outputs = await settleAll(
-      names.map((name) => ctx.runSteps(step.branches[name]!, `${ctx.path}.${name}/`, ctx.scope)),
+      names.map((name, index) => ctx.runSteps(step.branches[name]!, `${ctx.path}.${name}/`, scopes[index]!)),
     );
+    for (const scope of scopes) Object.assign(ctx.scope.steps, scope.steps);
     const result: Record<string, Json> = {};
     names.forEach((name, index) => {
       result[name] = outputs[index]!;

@@ -31,7 +31,8 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
     for (const root of report.roots) {
       if (!frame.roots.has(root)) issues.push({ stepId, path: formatPath(path), message: rootMessage(root) });
     }
-    for (const ref of report.stepRefs) {
+    // Where `steps` cannot be read at all, that one error says it; no per-step noise.
+    for (const ref of frame.roots.has('steps') ? report.stepRefs : []) {
       if (available.has(ref.stepId) || extraIds.has(ref.stepId)) continue;
       const message = allIds.has(ref.stepId)
         ? `reads steps.${ref.stepId}, which has not run yet on every path to here`
@@ -92,7 +93,8 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
   const done = walk(flow.steps, ['steps'], new Set(), top);
   if (flow.output !== undefined) checkValue(flow.output, ['output'], null, done, top);
   for (const [name, tool] of Object.entries(flow.tools ?? {})) {
-    if (tool.http) checkValue(tool.http, ['tools', name, 'http'], null, new Set(), { roots: new Set(['args']) });
+    if (tool.http)
+      checkValue(tool.http, ['tools', name, 'http'], null, new Set(), { roots: new Set(['args', 'input']) });
   }
   return issues;
 }

@@ -187,10 +187,12 @@ describe('validateFlow: tools', () => {
     );
   });
 
-  it('lets an http tool read args, and nothing else', () => {
-    const http = { url: 'https://x/{{ args.q }}', headers: { k: '{{ input.key }}' } };
-    const doc = flow([t('a')], { tools: { find: { description: 'd', parameters: {}, http } } });
-    expect(errorsOf(doc)).toEqual([issue(null, 'tools.find.http', "'input' cannot be read here")]);
+  it('lets an http tool read args and input, but not steps (a tool may be called from anywhere)', () => {
+    const ok = { url: '{{ input.apiBase }}/{{ args.q }}', headers: { k: '{{ input.key }}' } };
+    expect(errorsOf(flow([t('a')], { tools: { find: { description: 'd', parameters: {}, http: ok } } }))).toEqual([]);
+    const bad = { url: 'https://x/{{ steps.a.output }}' };
+    const doc = flow([t('a')], { tools: { find: { description: 'd', parameters: {}, http: bad } } });
+    expect(errorsOf(doc)).toEqual([issue(null, 'tools.find.http', "'steps' cannot be read here")]);
   });
 
   it("rejects 'args' outside a tool definition", () => {
