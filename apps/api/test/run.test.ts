@@ -56,6 +56,27 @@ describe('weft run', () => {
     );
   });
 
+  it("checks the input against the flow's input schema, naming the field, and starts nothing", async () => {
+    const typed = await ws.write(
+      'typed.json',
+      flow('typed', [{ id: 'echo', type: 'transform', value: '=input.ticket' }], {
+        input: { type: 'object', properties: { ticket: { type: 'string' } }, required: ['ticket'] },
+      }),
+    );
+    const result = await ws.cli(['run', typed, '--input', '{"ticket": 42}', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('input.ticket: must be string, got number 42');
+    expect(lastJson(result.stdout)).toMatchObject({
+      runId: null,
+      status: 'invalid',
+      errors: [{ path: 'input.ticket', message: 'must be string, got number 42' }],
+    });
+    const missing = await ws.cli(['run', typed, '--input', '{}']);
+    expect(missing.stderr).toContain('input.ticket: is required');
+    const list = await ws.cli(['runs', 'list', '--flow', 'typed', '--json']);
+    expect(lastJson(list.stdout)).toEqual([]);
+  });
+
   it('takes --input as inline JSON and reports bad input JSON clearly', async () => {
     const ok = await ws.cli(['run', greet, '--input', '{"name":"Bo"}', '--json']);
     expect(ok.code).toBe(0);

@@ -11,14 +11,9 @@ import { defineConformanceSuite } from './index.ts';
 
 /**
  * Start is asynchronous, like a remote backend's: the run executes in the background until it
- * ends or parks at an approval. A decision waits for that execution to settle, then resumes
- * the run by replay, again in the background.
- *
- * Waiting is a workaround: `approval.requested` is committed before the approval row exists
- * (InProcessHost.waitForApproval flushes events, then calls requestApproval), so a decision
- * sent as soon as the event is visible can fail with "run … has no approval at step …" — on
- * PostgreSQL in about half of the attempts. A Temporal signal or Inngest event has no such
- * window; once the runner closes it, `decide` can call `approve` without waiting.
+ * ends or parks at an approval. A decision is sent as soon as `approval.requested` is visible,
+ * as a browser would, and resumes the run by replay; the end is read from the store, since a
+ * run may finish in an execution this adapter did not start (a deadline's wake-up).
  */
 function inProcessAdapter(backend: TestBackend): () => Promise<ConformanceAdapter> {
   return async () => {
@@ -48,13 +43,21 @@ function inProcessAdapter(backend: TestBackend): () => Promise<ConformanceAdapte
       },
       async decide(runId, stepId, decision) {
         const entry = tracked(runId);
-        await entry.execution;
-        entry.execution = entry.runner.approve(runId, stepId, decision).then(({ outcome }) => outcome);
+        const previous = entry.execution;
+        const resumed = entry.runner.approve(runId, stepId, decision).then(({ outcome }) => outcome);
+        entry.execution = Promise.allSettled([previous, resumed]).then(() => resumed);
         entry.execution.catch(() => {});
       },
       async waitForEnd(runId) {
-        const { status, output, error } = await tracked(runId).execution;
-        return { status, output, error };
+        await tracked(runId).execution.catch(() => {});
+        for (const started = Date.now(); Date.now() - started < 15_000; ) {
+          const run = await store.getRun(runId);
+          if (run && ['completed', 'failed', 'cancelled'].includes(run.status)) {
+            return { status: run.status, output: run.output, error: run.error };
+          }
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error(`run ${runId} did not end within 15 s`);
       },
       events: (runId) => store.readEvents(runId),
       async close() {
@@ -67,19 +70,10 @@ function inProcessAdapter(backend: TestBackend): () => Promise<ConformanceAdapte
   };
 }
 
-/**
- * Open runner bugs, each failing the case that expects the correct behaviour (see the report
- * in the case's name). Remove an entry when its `it.fails` turns red: the bug is fixed.
- */
-const knownFailures = {
-  'change-review: an approval nobody answers times out and approves itself (onTimeout: approve)':
-    "approval timeouts fire only in recover(): a runner that parked the run arms no timer, so it stays 'waiting' past the deadline",
-};
-
 describe('inprocess on SQLite', () => {
-  defineConformanceSuite(inProcessAdapter(sqliteBackend()), { knownFailures });
+  defineConformanceSuite(inProcessAdapter(sqliteBackend()));
 });
 
 describe('inprocess on PostgreSQL', () => {
-  defineConformanceSuite(inProcessAdapter(postgresBackend()), { knownFailures });
+  defineConformanceSuite(inProcessAdapter(postgresBackend()));
 });

@@ -25,7 +25,7 @@ import {
 import type { ExecutorRegistry } from '../executors/index.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
 import type { GroupCommitter } from './group-commit.ts';
-import { abortableDelay, StepTimeoutError, withTimeout } from './timing.ts';
+import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from './timing.ts';
 
 export type ApprovalDecider = (request: {
   runId: string;
@@ -51,22 +51,42 @@ export type SpawnOutcome =
   | { status: 'waiting' };
 
 export class InProcessHost implements StepHost {
+  readonly #announcements = new Map<string, RunEventInput>();
   readonly #deps: HostDeps;
   readonly #consumed = new Set<string>();
   /** What the run is parked on, when it parks. */
-  readonly waitingFor: { stepId: string; reason: string }[] = [];
+  readonly waitingFor: { stepId: string; reason: 'approval' | 'child run' }[] = [];
+  /**
+   * The first determinism error of this execution. A step may swallow it (an agent hands a
+   * failed tool call back to the model), so the runner fails the run with it regardless.
+   */
+  divergence: DeterminismError | undefined;
 
   constructor(deps: HostDeps) {
     this.#deps = deps;
   }
 
   emit(event: RunEventInput): void {
+    if (event.type === 'approval.requested') {
+      // Announced only once the request is stored (see waitForApproval): whoever reacts to the
+      // event by deciding must find something to decide.
+      this.#announcements.set(event.stepId, event);
+      return;
+    }
     this.#deps.committer.addEvent(this.#deps.runId, event);
   }
 
-  /** Journal entries the interpreter never asked for: the flow no longer matches the run. */
-  unconsumed(): string[] {
-    return [...this.#deps.journal.keys()].filter((id) => !this.#consumed.has(id));
+  /**
+   * Journaled steps a completed replay never asked for: the flow no longer runs them. Only a
+   * run that completed can be judged so: where it parks or fails, a `map` may stop launching
+   * iterations at another point than the first time, without any change to the flow.
+   */
+  leftBehind(): DeterminismError | undefined {
+    const unused = [...this.#deps.journal.keys()].filter((id) => !this.#consumed.has(id));
+    if (unused.length === 0) return undefined;
+    return new DeterminismError(
+      `the journal holds steps this flow no longer runs (${unused.slice(0, 3).join(', ')}): the flow changed under this run`,
+    );
   }
 
   async run(id: string, call: StepCall, policy: CallPolicy): Promise<Json> {
@@ -80,7 +100,8 @@ export class InProcessHost implements StepHost {
         policy.timeoutMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(policy.timeoutMs)]);
       try {
         const work = executors.execute(call, { signal: attemptSignal, runId, stepId: id, emitDelta });
-        const output = await withTimeout(work, policy.timeoutMs, id);
+        // Raced against the run's signal too: a cancel must not wait for a tool that ignores it.
+        const output = await withTimeout(raceAbort(work, signal), policy.timeoutMs, id);
         await this.#record({
           stepId: id,
           kind: call.kind,
@@ -148,16 +169,21 @@ export class InProcessHost implements StepHost {
     if (!approval) {
       const now = Date.now();
       const deadline = request.timeoutMs === undefined ? null : now + request.timeoutMs;
-      await this.#deps.committer.flush(); // approval.requested is stored before the request is visible
       await store.requestApproval({ runId, stepId: id, prompt: request.prompt, deadline, now });
       approval = await store.getApproval(runId, id);
+    }
+    const announcement = this.#announcements.get(id);
+    if (announcement) {
+      this.#announcements.delete(id);
+      this.#deps.committer.addEvent(runId, announcement);
     }
     if (approval && approval.status === 'pending' && approval.deadline !== null && approval.deadline <= Date.now()) {
       await store.resolveApproval(runId, id, { status: 'timed-out', by: 'timeout', comment: null, at: Date.now() });
       approval = await store.getApproval(runId, id);
     }
     if (approval && approval.status === 'pending' && decide) {
-      const decision = await decide({ runId, stepId: id, prompt: request.prompt });
+      // A person may take their time: a cancel or a closing runner must not wait for them.
+      const decision = await raceAbort(decide({ runId, stepId: id, prompt: request.prompt }), this.#deps.signal);
       if (decision) {
         await store.resolveApproval(runId, id, {
           status: decision.approved ? 'approved' : 'rejected',
@@ -222,9 +248,10 @@ export class InProcessHost implements StepHost {
     if (!entry) return undefined;
     this.#consumed.add(id);
     if (entry.inputHash !== hash) {
-      throw new DeterminismError(
+      this.divergence ??= new DeterminismError(
         `step '${id}' was recorded with different input than the flow now gives it: the flow changed under this run (recorded ${entry.kind}, now ${hash.split(':')[0]})`,
       );
+      throw this.divergence;
     }
     if (entry.status === 'failed') throw rehydrate(entry.error ?? { name: 'Error', message: 'failed' });
     return { value: entry.output };

@@ -1,13 +1,13 @@
+export { MAX_SPAWN_DEPTH } from './children.ts';
+export { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 export { directoryFlowSource, FlowNotFoundError, type FlowSource, memoryFlowSource } from './flow-source.ts';
 export { GroupCommitter } from './group-commit.ts';
 export type { ApprovalDecider } from './host.ts';
 export {
   DEFAULT_MAX_INPUT_BYTES,
-  InProcessRunner,
-  InputTooLargeError,
-  MAX_SPAWN_DEPTH,
-  RunBusyError,
+  type ResumeOptions,
   type RunnerOptions,
   type RunOutcome,
   type StartOptions,
-} from './runner.ts';
+} from './options.ts';
+export { InProcessRunner } from './runner.ts';

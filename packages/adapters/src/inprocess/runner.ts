@@ -3,11 +3,12 @@
  * store; executing it means claiming it, replaying the interpreter against the journal, and
  * recording what is new. A crash loses nothing: `resume` (or `recover` at start-up) replays.
  * A run that waits (approval, child run) is not kept in memory at all: it parks, and a
- * decision or the child's end resumes it by replay.
+ * decision or the child's end resumes it by replay. `close()` is not a cancel: the runs it
+ * interrupts stay `running`, unowned, for the next process's `recover()`.
  */
 import { randomUUID } from 'node:crypto';
 import {
-  DeterminismError,
+  checkInput,
   type ErrorInfo,
   type Fixtures,
   type Flow,
@@ -23,58 +24,31 @@ import {
   toErrorInfo,
   validateFlow,
 } from '@weft/engine';
-import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
+import {
+  childFixtures,
+  childOptions,
+  childRunId,
+  isFinal,
+  MAX_SPAWN_DEPTH,
+  SPAWN_DEPTH_EXCEEDED,
+  spawnDepth,
+  spawnOutcome,
+} from './children.ts';
+import { InputInvalidError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 import { FlowNotFoundError, type FlowSource, memoryFlowSource } from './flow-source.ts';
 import { GroupCommitter } from './group-commit.ts';
-import { type ApprovalDecider, InProcessHost, type SpawnOutcome } from './host.ts';
+import { InProcessHost, type SpawnOutcome } from './host.ts';
+import {
+  checkInputSize,
+  outcomeOf,
+  type ResumeOptions,
+  type RunnerOptions,
+  type RunOutcome,
+  type StartOptions,
+} from './options.ts';
 import { LEASE_MS, newOwnerId, ownerIsDeadHere, RENEW_EVERY_MS } from './ownership.ts';
-
-export const MAX_SPAWN_DEPTH = 16;
-export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
-
-export interface RunnerOptions {
-  store: RunStore;
-  executors: ExecutorRegistry;
-  /** Where `spawn` finds flows by id. */
-  flows?: FlowSource;
-  /** Host-registered tools (also given to the executor registry by the caller). */
-  tools?: Record<string, HostTool>;
-  /** Asked when an approval is reached; answering undefined parks the run. */
-  decide?: ApprovalDecider;
-  /** Largest accepted run input, in bytes of JSON. */
-  maxInputBytes?: number;
-}
-
-export interface StartOptions {
-  fixtures?: Fixtures;
-  runId?: string;
-  /** Decisions for this execution only (the CLI's --approve), by approval step id. */
-  decide?: ApprovalDecider;
-}
-
-export interface RunOutcome {
-  runId: string;
-  status: RunStatus;
-  output: Json | null;
-  error: ErrorInfo | null;
-  /** When the run parked: what it waits for. */
-  waitingFor: { stepId: string; reason: string }[];
-}
-
-export class RunBusyError extends Error {
-  constructor(runId: string, owner: string | null) {
-    super(`run ${runId} is being executed by ${owner ?? 'another process'}; try again when its lease ends`);
-    this.name = 'RunBusyError';
-  }
-}
-
-export class InputTooLargeError extends Error {
-  constructor(bytes: number, limit: number) {
-    super(`run input is ${bytes} bytes; the limit is ${limit} (set WEFT_MAX_INPUT_BYTES to change it)`);
-    this.name = 'InputTooLargeError';
-  }
-}
+import { canProceed, recoverableRuns } from './recovery.ts';
 
 type Listener = (event: RunEvent) => void;
 
@@ -86,6 +60,10 @@ export class InProcessRunner {
   readonly #flows: FlowSource;
   readonly #listeners = new Set<Listener>();
   readonly #active = new Map<string, AbortController>();
+  readonly #executions = new Set<Promise<unknown>>();
+  /** Wake-ups for parked runs whose approval times out while this runner is alive. */
+  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  #closed = false;
 
   constructor(options: RunnerOptions) {
     this.#options = options;
@@ -115,7 +93,9 @@ export class InProcessRunner {
     options: StartOptions & { parentRunId?: string; parentStepId?: string } = {},
   ): Promise<string> {
     const flow = await this.#validated(doc);
-    this.#checkInput(input);
+    checkInputSize(input, this.#options.maxInputBytes);
+    const issues = checkInput(flow.input, input);
+    if (issues.length > 0) throw new InputInvalidError(issues);
     const runId = options.runId ?? `run_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
     await this.store.createRun({
       id: runId,
@@ -132,136 +112,238 @@ export class InProcessRunner {
   }
 
   /** Continues a run from its journal: after a crash, a restart, or a decision. */
-  async resume(runId: string, options: StartOptions = {}): Promise<RunOutcome> {
+  async resume(runId: string, options: ResumeOptions = {}): Promise<RunOutcome> {
     return this.execute(runId, options);
   }
 
-  async execute(runId: string, options: StartOptions = {}): Promise<RunOutcome> {
+  /**
+   * Executes a run until it ends or parks. Throws RunBusyError when another execution (here or
+   * in another live process) holds it.
+   */
+  async execute(runId: string, options: ResumeOptions = {}): Promise<RunOutcome> {
+    if (this.#closed) throw new RunnerClosedError();
+    // The store lets an owner claim its own run again; one runner must not execute it twice.
+    if (this.#active.has(runId)) throw new RunBusyError(runId, this.owner);
+    const replacement = options.flow === undefined ? undefined : await this.#validated(options.flow);
+    const execution = this.#execute(runId, options, replacement);
+    this.#executions.add(execution);
+    try {
+      return await execution;
+    } finally {
+      this.#executions.delete(execution);
+    }
+  }
+
+  async #execute(runId: string, options: StartOptions, replacement: Flow | undefined): Promise<RunOutcome> {
     const run = await this.#claim(runId);
     if (isFinal(run.status)) {
       await this.store.releaseRun(runId, this.owner);
-      return outcomeOf(run, []);
+      return outcomeOf(run);
+    }
+    if (replacement && replacement.id !== run.flowId) {
+      await this.store.releaseRun(runId, this.owner);
+      throw new Error(`run ${runId} runs flow '${run.flowId}'; it cannot be resumed with flow '${replacement.id}'`);
     }
     const controller = new AbortController();
     this.#active.set(runId, controller);
     const renew = setInterval(() => void this.#renew(runId, controller), RENEW_EVERY_MS);
     renew.unref();
-    const journal = new Map((await this.store.loadJournal(runId)).map((entry) => [entry.stepId, entry]));
-    const host = new InProcessHost({
-      runId,
-      store: this.store,
-      committer: this.committer,
-      executors: this.#options.executors,
-      journal,
-      signal: controller.signal,
-      decide: options.decide ?? this.#options.decide,
-      spawnChild: (stepId, ref, input) => this.#spawnChild(run, stepId, ref, input, options),
-    });
-    host.emit({
-      type: 'run.started',
-      flowId: run.flowId,
-      flowVersion: run.flowVersion,
-      input: run.input,
-      backend: run.backend,
-      ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
-    });
-    if (run.status !== 'running') await this.store.updateRun(runId, { status: 'running' });
+    let host: InProcessHost | undefined;
     let result: RunOutcome;
     try {
-      const flow = flowSchema.parse(run.flow) as Flow;
-      const output = await interpret(flow, run.input, host, {
-        ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-        hostTools: this.#hostToolSpecs(),
+      const journal = new Map((await this.store.loadJournal(runId)).map((entry) => [entry.stepId, entry]));
+      host = new InProcessHost({
+        runId,
+        store: this.store,
+        committer: this.committer,
+        executors: this.#options.executors,
+        journal,
+        signal: controller.signal,
+        decide: options.decide ?? this.#options.decide,
+        spawnChild: (stepId, ref, input) => this.#spawnChild(run, stepId, ref, input, options),
       });
-      const unused = host.unconsumed();
-      if (unused.length > 0) {
-        throw new DeterminismError(
-          `the journal holds steps this flow no longer runs (${unused.slice(0, 3).join(', ')}): the flow changed under this run`,
-        );
-      }
-      result = await this.#finish(run, host, { type: 'run.completed', output }, { status: 'completed', output });
-    } catch (error) {
-      if (isRunInterrupt(error) && error.reason === 'suspended') {
-        await this.committer.flush();
-        await this.store.updateRun(runId, { status: 'waiting' });
-        result = { ...outcomeOf(run, host.waitingFor), status: 'waiting' };
-      } else if (isRunInterrupt(error) || controller.signal.aborted) {
-        result = await this.#finish(
-          run,
-          host,
-          { type: 'run.cancelled', reason: 'cancelled' },
-          { status: 'cancelled', error: { name: 'Cancelled', message: 'the run was cancelled' } },
-        );
-      } else {
-        const info = toErrorInfo(error);
-        result = await this.#finish(run, host, { type: 'run.failed', error: info }, { status: 'failed', error: info });
-      }
+      host.emit({
+        type: 'run.started',
+        flowId: run.flowId,
+        flowVersion: run.flowVersion,
+        input: run.input,
+        backend: run.backend,
+        ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+      });
+      if (run.status !== 'running') await this.store.updateRun(runId, { status: 'running' });
+      result = await this.#interpret(run, host, controller.signal, replacement);
     } finally {
       clearInterval(renew);
       this.#active.delete(runId);
       await this.store.releaseRun(runId, this.owner);
     }
-    if (result.status !== 'waiting' && run.parentRunId) await this.#wakeParent(run.parentRunId, options);
+    // A decision or a child's end that arrived while this execution still held the run found
+    // it busy and left it to us: look once more now that the run is parked and released.
+    if (result.status === 'waiting' && !this.#closed && (await canProceed(this.store, runId, host.waitingFor)))
+      return this.#executeUnlessBusy(runId, options);
+    if (result.status === 'waiting') await this.#wakeAtDeadline(runId);
+    if (isFinal(result.status) && run.parentRunId) await this.#wakeParent(run.parentRunId, options);
     return result;
   }
 
-  /** Records a decision (exactly one wins) and resumes the run. */
+  /** Replays the interpreter against the journal and records how this execution ended. */
+  async #interpret(
+    run: RunRecord,
+    host: InProcessHost,
+    signal: AbortSignal,
+    replacement: Flow | undefined,
+  ): Promise<RunOutcome> {
+    try {
+      const flow = replacement ?? (flowSchema.parse(run.flow) as Flow);
+      const output = await interpret(flow, run.input, host, {
+        ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
+        hostTools: this.#hostToolSpecs(),
+      });
+      const diverged = host.divergence ?? host.leftBehind();
+      if (diverged) throw diverged;
+      return await this.#finish(run, host, { type: 'run.completed', output }, { status: 'completed', output });
+    } catch (error) {
+      // Checked in this order: a cancel wins over a branch that parked meanwhile, and a replay
+      // that met a step recorded with other input is a determinism error whatever else happened.
+      if (signal.reason instanceof RunnerClosedError) {
+        // Not an end: the run stays `running` and, once released, is the next recover()'s.
+        await this.committer.flush();
+        return { ...outcomeOf(run), status: 'running' };
+      }
+      if (signal.aborted || (isRunInterrupt(error) && error.reason === 'cancelled')) {
+        const cancelled = { name: 'Cancelled', message: 'the run was cancelled' };
+        return this.#finish(
+          run,
+          host,
+          { type: 'run.cancelled', reason: 'cancelled' },
+          { status: 'cancelled', error: cancelled },
+        );
+      }
+      if (isRunInterrupt(error) && !host.divergence) {
+        await this.committer.flush();
+        await this.store.updateRun(run.id, { status: 'waiting' });
+        return { ...outcomeOf(run, host.waitingFor), status: 'waiting' };
+      }
+      const info = toErrorInfo(host.divergence ?? error);
+      return this.#finish(run, host, { type: 'run.failed', error: info }, { status: 'failed', error: info });
+    }
+  }
+
+  /**
+   * Records a decision and resumes the run. Of concurrent decisions exactly one is accepted;
+   * only that caller resumes the run. A decision on a run that has ended is not accepted.
+   */
   async approve(
     runId: string,
     stepId: string,
     decision: { approved: boolean; by?: string; comment?: string },
   ): Promise<{ accepted: boolean; outcome: RunOutcome }> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new UnknownRunError(runId);
     const approval = await this.store.getApproval(runId, stepId);
     if (!approval) throw new Error(`run ${runId} has no approval at step '${stepId}'`);
+    if (isFinal(run.status)) return { accepted: false, outcome: outcomeOf(run) };
     const accepted = await this.store.resolveApproval(runId, stepId, {
       status: decision.approved ? 'approved' : 'rejected',
       by: decision.by ?? null,
       comment: decision.comment ?? null,
       at: Date.now(),
     });
-    return { accepted, outcome: await this.execute(runId) };
-  }
-
-  /** Cancels a run: at once if this process executes it, else by marking it (and its children). */
-  async cancel(runId: string): Promise<void> {
-    const active = this.#active.get(runId);
-    if (active) {
-      active.abort(new Error('cancelled'));
-      return;
-    }
-    const run = await this.store.getRun(runId);
-    if (!run) throw new Error(`unknown run ${runId}`);
-    if (isFinal(run.status)) return;
-    await this.store.commit([{ runId, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
-    await this.store.updateRun(runId, {
-      status: 'cancelled',
-      error: { name: 'Cancelled', message: 'the run was cancelled' },
-    });
-    for (const child of await this.store.listRuns({ parentRunId: runId })) await this.cancel(child.id);
+    if (!accepted) return { accepted, outcome: await this.#current(runId) };
+    return { accepted, outcome: await this.#executeUnlessBusy(runId, {}) };
   }
 
   /**
-   * Start-up recovery: resumes runs whose owner died mid-run and waiting runs whose approval
-   * deadline has passed. Returns the outcomes.
+   * Cancels a run and its unfinished child runs: at once where this process executes them,
+   * else by marking them (an owner in another process stops at its next lease renewal).
+   * Cancelling a parked child wakes its parent, whose spawn step then fails.
+   */
+  async cancel(runId: string): Promise<void> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new UnknownRunError(runId);
+    if (isFinal(run.status)) return;
+    const active = this.#active.get(runId);
+    if (active) {
+      active.abort(new Error('cancelled'));
+    } else {
+      await this.store.commit([{ runId, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
+      await this.store.updateRun(runId, {
+        status: 'cancelled',
+        error: { name: 'Cancelled', message: 'the run was cancelled' },
+      });
+    }
+    // An active parent awaits its inline child: the child must stop for the parent to stop.
+    for (const child of await this.store.listRuns({ parentRunId: runId })) await this.cancel(child.id);
+    if (!active && run.parentRunId) await this.#wakeParent(run.parentRunId, {});
+  }
+
+  /**
+   * Start-up recovery: resumes runs whose owner died or let go mid-run, waiting runs whose
+   * approval deadline has passed, and waiting runs with a wake-up they missed (a decision or a
+   * child's end recorded by a process that died before resuming them). Runs another live
+   * process holds are skipped. Returns the outcomes.
    */
   async recover(): Promise<RunOutcome[]> {
     const outcomes: RunOutcome[] = [];
-    for (const run of await this.store.listRuns({ status: ['running'] })) {
-      if (run.parentRunId) continue; // a parent resumes its children
-      if (run.owner && !ownerIsDeadHere(run.owner) && (run.leaseUntil ?? 0) > Date.now()) continue;
-      outcomes.push(await this.execute(run.id));
-    }
-    const now = Date.now();
-    for (const approval of await this.store.listApprovals({ status: 'pending' })) {
-      if (approval.deadline !== null && approval.deadline <= now) outcomes.push(await this.execute(approval.runId));
+    for (const runId of await recoverableRuns(this.store)) {
+      try {
+        outcomes.push(await this.execute(runId));
+      } catch (error) {
+        if (!(error instanceof RunBusyError)) throw error;
+      }
     }
     return outcomes;
   }
 
+  /**
+   * Stops executing: runs in flight are interrupted but not cancelled (they stay `running`,
+   * released, for `recover()`); resolves once every execution has let go of its run.
+   */
   async close(): Promise<void> {
-    for (const controller of this.#active.values()) controller.abort(new Error('runner closed'));
+    this.#closed = true;
+    for (const timer of this.#deadlines.values()) clearTimeout(timer);
+    this.#deadlines.clear();
+    for (const controller of this.#active.values()) controller.abort(new RunnerClosedError());
+    await Promise.allSettled([...this.#executions]);
     await this.committer.flush();
     this.#options.executors.close?.();
+  }
+
+  /**
+   * A parked run whose approval has a deadline resumes when it passes, if this runner is still
+   * alive then (the timer does not keep the process up; `recover()` covers a process that left).
+   */
+  async #wakeAtDeadline(runId: string): Promise<void> {
+    const deadlines = (await this.store.listApprovals({ runId, status: 'pending' }))
+      .map((approval) => approval.deadline)
+      .filter((deadline): deadline is number => deadline !== null);
+    if (deadlines.length === 0 || this.#closed) return;
+    clearTimeout(this.#deadlines.get(runId));
+    const timer = setTimeout(
+      () => {
+        this.#deadlines.delete(runId);
+        void this.#executeUnlessBusy(runId, {}).catch(() => {});
+      },
+      Math.max(0, Math.min(...deadlines) - Date.now()),
+    );
+    timer.unref();
+    this.#deadlines.set(runId, timer);
+  }
+
+  async #executeUnlessBusy(runId: string, options: StartOptions): Promise<RunOutcome> {
+    try {
+      return await this.execute(runId, options);
+    } catch (error) {
+      // Whoever holds the run looks again when it parks (see #execute), so nothing is lost.
+      if (error instanceof RunBusyError || error instanceof RunnerClosedError) return this.#current(runId);
+      throw error;
+    }
+  }
+
+  async #current(runId: string): Promise<RunOutcome> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new UnknownRunError(runId);
+    return outcomeOf(run);
   }
 
   async #finish(
@@ -270,25 +352,24 @@ export class InProcessRunner {
     event: Parameters<InProcessHost['emit']>[0],
     patch: { status: RunStatus; output?: Json; error?: ErrorInfo },
   ): Promise<RunOutcome> {
+    if (patch.status !== 'cancelled') {
+      // Cancelled from another process while this one worked: the cancel stands.
+      const current = await this.store.getRun(run.id);
+      if (current?.status === 'cancelled') {
+        await this.committer.flush();
+        return outcomeOf(current);
+      }
+    }
     host.emit(event);
     await this.committer.flush();
-    await this.store.updateRun(run.id, {
-      status: patch.status,
-      output: patch.output ?? null,
-      error: patch.error ?? null,
-    });
-    return {
-      runId: run.id,
-      status: patch.status,
-      output: patch.output ?? null,
-      error: patch.error ?? null,
-      waitingFor: [],
-    };
+    const ended = { status: patch.status, output: patch.output ?? null, error: patch.error ?? null };
+    await this.store.updateRun(run.id, ended);
+    return { runId: run.id, ...ended, waitingFor: [] };
   }
 
   async #claim(runId: string): Promise<RunRecord> {
     const run = await this.store.getRun(runId);
-    if (!run) throw new Error(`unknown run ${runId}`);
+    if (!run) throw new UnknownRunError(runId);
     const now = Date.now();
     const claim = { owner: this.owner, leaseUntil: now + LEASE_MS, now };
     const takeOverFrom = run.owner && ownerIsDeadHere(run.owner) ? run.owner : undefined;
@@ -311,64 +392,46 @@ export class InProcessRunner {
     input: Json,
     options: StartOptions,
   ): Promise<SpawnOutcome> {
-    const childId = `${parent.id}~${stepId}`;
+    const childId = childRunId(parent.id, stepId);
     let child = await this.store.getRun(childId);
     if (!child) {
-      if ((await this.#depth(parent)) >= MAX_SPAWN_DEPTH) {
-        return {
-          status: 'failed',
-          error: {
-            name: 'SpawnDepthError',
-            message: `spawn depth ${MAX_SPAWN_DEPTH} exceeded: do these flows spawn each other in a cycle?`,
-          },
-        };
-      }
+      if ((await spawnDepth(this.store, parent)) >= MAX_SPAWN_DEPTH) return SPAWN_DEPTH_EXCEEDED;
       const flow = await this.#flows.getFlow(ref);
       if (!flow) return { status: 'failed', error: toErrorInfo(new FlowNotFoundError(ref)) };
-      const fixtures = parent.fixtures as Fixtures | null;
+      const fixtures = childFixtures(parent.fixtures as Fixtures | null, stepId);
       await this.create(flow, input, {
         runId: childId,
         parentRunId: parent.id,
         parentStepId: stepId,
         ...(fixtures ? { fixtures } : {}),
       });
-      this.committer.addEvent(parent.id, {
-        type: 'child.started',
-        stepId,
-        childRunId: childId,
-        flowId: formatFlowRef(ref),
-      });
       child = await this.store.getRun(childId);
     }
-    if (child && isFinal(child.status)) return childOutcome(child);
+    // Outside the creation branch: a crash right after creating the child must not lose it.
+    this.committer.addEvent(parent.id, {
+      type: 'child.started',
+      stepId,
+      childRunId: childId,
+      flowId: formatFlowRef(ref),
+    });
+    if (child && isFinal(child.status)) return spawnOutcome(child);
     // The child runs to its end here; if it parks, the parent parks too and the child's end wakes it.
-    const outcome = await this.execute(childId, {
-      ...options,
-      decide: options.decide ?? this.#options.decide,
-    } as StartOptions);
-    if (outcome.status === 'waiting') return { status: 'waiting' };
-    return outcome.status === 'completed'
-      ? { status: 'completed', output: outcome.output }
-      : {
-          status: outcome.status === 'cancelled' ? 'cancelled' : 'failed',
-          error: outcome.error ?? { name: 'Error', message: 'child run failed' },
-        };
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.execute(childId, childOptions(options, this.#options.decide));
+    } catch (error) {
+      // Executed elsewhere right now (a decision being applied): its end wakes this parent.
+      if (error instanceof RunBusyError) return { status: 'waiting' };
+      throw error;
+    }
+    return spawnOutcome(outcome);
   }
 
   async #wakeParent(parentRunId: string, options: StartOptions): Promise<void> {
-    if (this.#active.has(parentRunId)) return; // the parent is executing and awaits this child directly
+    // An executing parent awaits this child directly, or looks again when it parks.
+    if (this.#active.has(parentRunId) || this.#closed) return;
     const parent = await this.store.getRun(parentRunId);
-    if (parent?.status === 'waiting') await this.execute(parentRunId, options);
-  }
-
-  async #depth(run: RunRecord): Promise<number> {
-    let depth = 0;
-    let current: RunRecord | undefined = run;
-    while (current?.parentRunId && depth <= MAX_SPAWN_DEPTH) {
-      depth++;
-      current = await this.store.getRun(current.parentRunId);
-    }
-    return depth;
+    if (parent?.status === 'waiting') await this.#executeUnlessBusy(parentRunId, childOptions(options));
   }
 
   async #validated(doc: unknown): Promise<Flow> {
@@ -380,32 +443,10 @@ export class InProcessRunner {
     return result.flow;
   }
 
-  #checkInput(input: Json): void {
-    const limit = this.#options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-    const bytes = Buffer.byteLength(JSON.stringify(input) ?? 'null');
-    if (bytes > limit) throw new InputTooLargeError(bytes, limit);
-  }
-
   #hostToolSpecs() {
     const specs: Record<string, { description: string; parameters: Record<string, Json> }> = {};
     for (const [name, tool] of Object.entries(this.#options.tools ?? {}))
       specs[name] = { description: tool.description, parameters: tool.parameters };
     return specs;
   }
-}
-
-function isFinal(status: RunStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
-
-function outcomeOf(run: RunRecord, waitingFor: RunOutcome['waitingFor']): RunOutcome {
-  return { runId: run.id, status: run.status, output: run.output, error: run.error, waitingFor };
-}
-
-function childOutcome(child: RunRecord): SpawnOutcome {
-  if (child.status === 'completed') return { status: 'completed', output: child.output };
-  return {
-    status: child.status === 'cancelled' ? 'cancelled' : 'failed',
-    error: child.error ?? { name: 'Error', message: 'child run failed' },
-  };
 }

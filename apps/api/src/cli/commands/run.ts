@@ -3,7 +3,7 @@
  * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
  */
 import { dirname } from 'node:path';
-import { InputTooLargeError } from '@weft/adapters/inprocess';
+import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
 import { type Fixtures, FlowInvalidError, type Json } from '@weft/engine';
 import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
@@ -26,6 +26,7 @@ Options:
   --approve <stepId>=yes|no  decide an approval in advance (repeatable)
   --backend inprocess        the execution backend (only inprocess from the CLI for now)
   --json                     print { "runId", "status", "output" } as the last line of stdout
+                             (runId null and status "invalid" when no run could start)
   -h, --help                 show this help
 
 Approvals without --approve are asked at the terminal when there is one; otherwise the run
@@ -77,8 +78,18 @@ export const runCommand: Command = {
       try {
         runId = await ctx.runner.create(doc, input, fixtures ? { fixtures } : {});
       } catch (error) {
+        // Scripts reading the last stdout line learn that no run started, and why.
+        if (values.json) {
+          const errors = error instanceof FlowInvalidError || error instanceof InputInvalidError ? error.issues : [];
+          const message = error instanceof Error ? error.message : String(error);
+          stdout.write(`${JSON.stringify({ runId: null, status: 'invalid', error: { message }, errors })}\n`);
+        }
         if (error instanceof FlowInvalidError) {
           throw new CliError(`flow ${file} is invalid:\n${formatIssues(error.issues).trimEnd()}`);
+        }
+        if (error instanceof InputInvalidError) {
+          const lines = error.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n');
+          throw new CliError(`the input does not fit the flow's input schema:\n${lines}`);
         }
         if (error instanceof InputTooLargeError) throw new CliError(error.message);
         throw error;

@@ -1,7 +1,8 @@
 /**
  * `weft runs fixtures <runId> [-o file]`: the run's model turns as a fixtures file, so
- * `weft run --fixtures file` re-runs it offline, exactly. Child runs' turns are included: a
- * child run is given its parent's fixtures and looks its own steps up by their paths.
+ * `weft run --fixtures file` re-runs it offline, exactly. Child runs' turns are included under
+ * the spawn step's path (`<spawnStep>/<childStep>`), which is where a child run looks first, so
+ * a parent and a child with the same llm step id never collide.
  */
 import { writeFile } from 'node:fs/promises';
 import { type Fixtures, fixturesFromEvents } from '@weft/engine';
@@ -38,19 +39,12 @@ export const runsFixturesCommand: Command = {
     try {
       const run = await getRunOrFail(store, args.positionals[0]!);
       fixtures = fixturesFromEvents(await store.readEvents(run.id));
+      const prefixes = new Map<string, string>([[run.id, '']]);
       for (const child of (await runTree(store, run)).slice(1)) {
+        const prefix = `${prefixes.get(child.parentRunId ?? '') ?? ''}${child.parentStepId ?? child.id}/`;
+        prefixes.set(child.id, prefix);
         for (const [path, turns] of Object.entries(fixturesFromEvents(await store.readEvents(child.id)))) {
-          const existing = fixtures[path];
-          if (existing && JSON.stringify(existing) !== JSON.stringify(turns)) {
-            stderr.write(
-              stderr.style(
-                'yellow',
-                `  note: child run ${child.id} has its own turns for '${path}', which the parent's already use; kept the parent's\n`,
-              ),
-            );
-            continue;
-          }
-          fixtures[path] = turns;
+          fixtures[`${prefix}${path}`] = turns;
         }
       }
     } finally {

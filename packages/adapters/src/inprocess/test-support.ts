@@ -1,0 +1,184 @@
+/**
+ * For the runner tests (here and in `test/`): stores reachable by URL — so a child process can
+ * open the same one — a runner factory, and small async helpers. PostgreSQL databases get a
+ * random name and are dropped afterwards.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventKey, type Flow, type RunEvent } from '@weft/engine';
+import pg from 'pg';
+import { createExecutorRegistry, type ExecutorOptions, type HostTool } from '../executors/index.ts';
+import { openStore } from '../store/index.ts';
+import type { RunStore } from '../store/types.ts';
+import { type FlowSource, memoryFlowSource } from './flow-source.ts';
+import type { ApprovalDecider } from './host.ts';
+import { InProcessRunner } from './runner.ts';
+
+export interface StoreBackend {
+  readonly name: 'sqlite' | 'postgres';
+  /** Valid after setup(): what `openStore({ url })` opens, here or in another process. */
+  readonly url: string;
+  setup(): Promise<void>;
+  /** A new store (own connection) on the backend's database; closed by teardown(). */
+  open(): Promise<RunStore>;
+  teardown(): Promise<void>;
+}
+
+function trackStores(): { track(store: RunStore): RunStore; closeAll(): Promise<void> } {
+  const stores: RunStore[] = [];
+  return {
+    track(store) {
+      stores.push(store);
+      return store;
+    },
+    async closeAll() {
+      for (const store of stores.splice(0)) await store.close().catch(() => {});
+    },
+  };
+}
+
+export function sqliteFileBackend(): StoreBackend {
+  let dir = '';
+  const opened = trackStores();
+  return {
+    name: 'sqlite',
+    get url() {
+      return join(dir, 'weft.db');
+    },
+    async setup() {
+      dir = mkdtempSync(join(tmpdir(), 'weft-runner-'));
+    },
+    async open() {
+      return opened.track(await openStore({ url: join(dir, 'weft.db') }));
+    },
+    async teardown() {
+      await opened.closeAll();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const ADMIN_URLS = process.env.WEFT_TEST_PG_URL
+  ? [process.env.WEFT_TEST_PG_URL]
+  : ['postgres://postgres@127.0.0.1:5432/test', 'postgres://root@127.0.0.1:5432/test'];
+
+async function withAdmin<T>(work: (client: pg.Client, url: URL) => Promise<T>): Promise<T> {
+  const failures: string[] = [];
+  for (const url of ADMIN_URLS) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+    } catch (error) {
+      failures.push(`${url}: ${(error as Error).message}`);
+      await client.end().catch(() => {});
+      continue;
+    }
+    try {
+      return await work(client, new URL(url));
+    } finally {
+      await client.end();
+    }
+  }
+  throw new Error(
+    `PostgreSQL is not reachable (${failures.join('; ')}). Start it with: ` +
+      'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  );
+}
+
+export function postgresDbBackend(): StoreBackend {
+  const database = `weft_runner_${Math.random().toString(36).slice(2, 10)}`;
+  let url = '';
+  const opened = trackStores();
+  return {
+    name: 'postgres',
+    get url() {
+      return url;
+    },
+    async setup() {
+      url = await withAdmin(async (client, admin) => {
+        await client.query(`CREATE DATABASE "${database}"`);
+        admin.pathname = `/${database}`;
+        return admin.toString();
+      });
+    },
+    async open() {
+      return opened.track(await openStore({ url }));
+    },
+    async teardown() {
+      await opened.closeAll();
+      if (url) await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    },
+  };
+}
+
+export function bothBackends(): [string, StoreBackend][] {
+  return [sqliteFileBackend(), postgresDbBackend()].map((backend) => [backend.name, backend]);
+}
+
+export interface HarnessOptions {
+  tools?: Record<string, HostTool>;
+  flows?: readonly Flow[] | FlowSource;
+  decide?: ApprovalDecider;
+  executors?: Omit<ExecutorOptions, 'tools'>;
+  maxInputBytes?: number;
+}
+
+/** A runner whose host tools are known to both validation and the executor registry. */
+export function createRunner(store: RunStore, options: HarnessOptions = {}): InProcessRunner {
+  const tools = options.tools ?? {};
+  const flows = Array.isArray(options.flows)
+    ? memoryFlowSource(options.flows)
+    : ((options.flows as FlowSource | undefined) ?? memoryFlowSource([]));
+  return new InProcessRunner({
+    store,
+    tools,
+    flows,
+    executors: createExecutorRegistry({ ...options.executors, tools }),
+    ...(options.decide ? { decide: options.decide } : {}),
+    ...(options.maxInputBytes === undefined ? {} : { maxInputBytes: options.maxInputBytes }),
+  });
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Polls until `check` returns a value other than undefined/false; fails naming `what`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Event keys stored more than once (the log must hold each fact once). */
+export function duplicateKeys(events: readonly RunEvent[]): string[] {
+  const seen = new Map<string, number>();
+  for (const event of events) {
+    const key = eventKey(event);
+    if (key !== null) seen.set(key, (seen.get(key) ?? 0) + 1);
+  }
+  return [...seen].filter(([, count]) => count > 1).map(([key, count]) => `${key} ×${count}`);
+}
+
+/** A minimal valid flow around `steps`. */
+export function flowOf(id: string, steps: unknown[], extra: Record<string, unknown> = {}): Flow {
+  return { irVersion: 1, id, name: id, version: 1, steps, ...extra } as unknown as Flow;
+}
