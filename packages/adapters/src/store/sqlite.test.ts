@@ -4,7 +4,7 @@
  * file at once keep each run's seq unique and increasing (BEGIN IMMEDIATE + max(seq), no cache).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,15 +13,21 @@ import { openSqliteStore } from './index.ts';
 
 const storeModule = fileURLToPath(new URL('./index.ts', import.meta.url));
 
-// Commits `count` step groups to `runId` (from `startAt`, ms epoch), prints "done", then kills
-// itself without any cleanup.
+// Commits `count` step groups to `runId`, prints "done", then kills itself without any cleanup.
+// With a ready folder and a number of peers, it first waits until every peer has opened the
+// store, and pauses a millisecond between commits, so concurrent children surely interleave.
 const child = `
+import { readdirSync, writeFileSync } from 'node:fs';
 import { openSqliteStore } from ${JSON.stringify(storeModule)};
-const [file, runId, prefix, count, startAt] = process.argv.slice(2);
+const [file, runId, prefix, count, readyDir, peers] = process.argv.slice(2);
 const store = await openSqliteStore(file);
-// Start together, so that concurrent children really interleave their commits.
-await new Promise((resolve) => setTimeout(resolve, Number(startAt ?? 0) - Date.now()));
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+if (readyDir) {
+  writeFileSync(readyDir + '/' + prefix, '');
+  while (readdirSync(readyDir).length < Number(peers)) await pause(5);
+}
 for (let i = 0; i < Number(count); i++) {
+  if (readyDir) await pause(1);
   const stepId = prefix + i;
   await store.commit([{ runId, journal: [{ stepId, kind: 'tool', inputHash: 'h', status: 'completed', output: i, error: null }],
     events: [{ type: 'step.started', stepId, stepType: 'tool' }, { type: 'step.completed', stepId, output: i }] }]);
@@ -69,9 +75,10 @@ describe('sqlite store across processes', () => {
 
   it('numbers one run uniquely and in order while three processes commit to it', async () => {
     await newRun('shared');
-    const startAt = String(Date.now() + 1_500);
+    const ready = join(dir, 'ready');
+    mkdirSync(ready);
     const results = await Promise.all(
-      ['a', 'b', 'c'].map((p) => runChild(script, [file, 'shared', p, '300', startAt])),
+      ['a', 'b', 'c'].map((p) => runChild(script, [file, 'shared', p, '300', ready, '3'])),
     );
     expect(results.map((r) => r.out)).toEqual(['done', 'done', 'done']);
     const store = await openSqliteStore(file);
