@@ -90,7 +90,8 @@ export class InProcessHost implements StepHost {
   }
 
   async run(id: string, call: StepCall, policy: CallPolicy): Promise<Json> {
-    const recorded = this.#replay(id, hashCall(call));
+    const inputHash = hashCall(call);
+    const recorded = this.#replay(id, inputHash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
     const { executors, signal, runId } = this.#deps;
@@ -105,7 +106,7 @@ export class InProcessHost implements StepHost {
         await this.#record({
           stepId: id,
           kind: call.kind,
-          inputHash: hashCall(call),
+          inputHash,
           status: 'completed',
           output,
           error: null,
@@ -124,7 +125,7 @@ export class InProcessHost implements StepHost {
           await this.#record({
             stepId: id,
             kind: call.kind,
-            inputHash: hashCall(call),
+            inputHash,
             status: 'failed',
             output: null,
             error: info,

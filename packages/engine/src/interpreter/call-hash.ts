@@ -7,7 +7,24 @@
 import type { StepCall } from './host.ts';
 
 export function hashCall(call: StepCall): string {
+  if (call.kind === 'model-turn') {
+    // An agent's conversation only grows, and the same message objects are handed to every
+    // later turn: hashing each message once keeps a 20-turn loop linear, not quadratic.
+    const { messages, ...rest } = call.input;
+    return `model-turn:${cyrb53(`${canonicalJson(rest)}|${messages.map(hashMessage).join(',')}`)}`;
+  }
   return `${call.kind}:${hashValue(call.input)}`;
+}
+
+const messageHashes = new WeakMap<object, string>();
+
+function hashMessage(message: object): string {
+  let hash = messageHashes.get(message);
+  if (hash === undefined) {
+    hash = cyrb53(canonicalJson(message));
+    messageHashes.set(message, hash);
+  }
+  return hash;
 }
 
 export function hashValue(value: unknown): string {

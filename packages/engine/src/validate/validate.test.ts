@@ -85,6 +85,13 @@ describe('validateFlow: the document', () => {
     expect(errorsOf(doc)).toEqual([issue('inner', 'steps[0].steps[0].duration', /must be a duration/)]);
   });
 
+  it('still reports duplicate ids when the schema rejects something else in the flow', () => {
+    const doc = flow([t('a'), { id: 'b', type: 'nope' }, t('a')]);
+    const errors = errorsOf(doc);
+    expect(errors).toContainEqual(issue('a', 'steps[2].id', "duplicate step id 'a' (first used at steps[0])"));
+    expect(errors.some((error) => error.path === 'steps[1].type')).toBe(true);
+  });
+
   it('accepts steps nested up to MAX_STEP_NESTING levels', () => {
     const nest = (levels: number) => {
       let steps: unknown[] = [t('leaf')];

@@ -9,7 +9,10 @@ import { type Flow, flowSchema } from '../ir/flow.ts';
 import { migrateFlow } from '../ir/migrate.ts';
 import { childLists, type Step } from '../steps/registry.ts';
 import { formatPath, type JsonPath, stepIdAt, type ValidationIssue } from './issues.ts';
+import { MAX_STEP_NESTING, nestingIssue, rawDuplicateIds } from './raw-steps.ts';
 import { checkReferences, idsIn } from './references.ts';
+
+export { MAX_STEP_NESTING };
 
 export interface ValidateOptions {
   /** Names of tools the host application registers (besides the flow's own `tools`). */
@@ -31,7 +34,7 @@ export function validateFlow(doc: unknown, options: ValidateOptions = {}): Valid
   const parsed = flowSchema.safeParse(migrated.doc);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => schemaIssue(migrated.doc, issue));
-    return { ok: false, errors: dedupe(errors) };
+    return { ok: false, errors: dedupe([...errors, ...rawDuplicateIds(migrated.doc)]) };
   }
   const flow = parsed.data;
   const errors = [...checkStructure(flow, options), ...checkReferences(flow, new Set(idsIn(flow.steps)))];
@@ -206,47 +209,4 @@ function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
     seen.add(key);
     return true;
   });
-}
-
-/** Deeper than any real flow, and far from where the recursive schema would overflow the stack. */
-export const MAX_STEP_NESTING = 100;
-
-/**
- * Step lists nested deeper than MAX_STEP_NESTING, found on the raw document (iteratively),
- * before the recursive schema walks it: validateFlow must answer, never throw a RangeError.
- */
-function nestingIssue(doc: unknown): ValidationIssue | undefined {
-  const pending: { list: unknown; path: JsonPath; depth: number }[] = [
-    { list: (doc as { steps?: unknown }).steps, path: ['steps'], depth: 1 },
-  ];
-  while (pending.length > 0) {
-    const { list, path, depth } = pending.pop()!;
-    if (!Array.isArray(list)) continue;
-    if (depth > MAX_STEP_NESTING) {
-      return {
-        stepId: stepIdAt(doc, path.slice(0, -1)),
-        path: formatPath(path),
-        message: `steps are nested more than ${MAX_STEP_NESTING} levels deep`,
-      };
-    }
-    list.forEach((step, index) => {
-      if (typeof step !== 'object' || step === null) return;
-      const { steps, cases, branches } = step as Record<string, unknown>;
-      const at = [...path, index];
-      pending.push({ list: steps, path: [...at, 'steps'], depth: depth + 1 });
-      pending.push({ list: (step as Record<string, unknown>).else, path: [...at, 'else'], depth: depth + 1 });
-      if (Array.isArray(cases)) {
-        cases.forEach((branchCase, caseIndex) => {
-          const caseSteps = (branchCase as { steps?: unknown } | null)?.steps;
-          pending.push({ list: caseSteps, path: [...at, 'cases', caseIndex, 'steps'], depth: depth + 1 });
-        });
-      }
-      if (typeof branches === 'object' && branches !== null && !Array.isArray(branches)) {
-        for (const [name, branch] of Object.entries(branches)) {
-          pending.push({ list: branch, path: [...at, 'branches', name], depth: depth + 1 });
-        }
-      }
-    });
-  }
-  return undefined;
 }
