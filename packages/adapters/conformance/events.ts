@@ -17,7 +17,7 @@
  * whole region before going on), so any correct backend — in-process `Promise.all`, Inngest
  * parallel steps, Temporal activities — passes the same expectations.
  */
-import type { RunEvent } from '@weft/engine';
+import { eventKey, type RunEvent } from '@weft/engine';
 
 export interface ConcurrentGroup {
   concurrent: EventPattern[][];
@@ -31,24 +31,9 @@ export function concurrent(...lanes: EventPattern[][]): ConcurrentGroup {
 
 /** `run.started`, `step.completed:fan.a/fetch`, `step.retrying:submit@1`; null for deltas. */
 export function renderEvent(event: RunEvent): string | null {
-  switch (event.type) {
-    case 'step.delta':
-      return null;
-    case 'step.retrying':
-      return `${event.type}:${event.stepId}@${event.attempt}`;
-    case 'run.started':
-    case 'run.completed':
-    case 'run.failed':
-    case 'run.cancelled':
-      return event.type;
-    case 'step.started':
-    case 'step.completed':
-    case 'step.failed':
-    case 'approval.requested':
-    case 'approval.resolved':
-    case 'child.started':
-      return `${event.type}:${event.stepId}`;
-  }
+  // The event's identity in its run; a retry reads `@attempt` so it stands out in a case.
+  if (event.type === 'step.retrying') return `${event.type}:${event.stepId}@${event.attempt}`;
+  return eventKey(event);
 }
 
 export function renderEvents(events: readonly RunEvent[]): string[] {

@@ -1,25 +1,7 @@
 /** The data-flow checks of references.ts, through validateFlow: expressions, step reads, item/index/iteration. */
 import { describe, expect, it } from 'vitest';
+import { errorsOf, flow, issue, t } from '../test-support/validation.ts';
 import type { ValidationIssue } from './issues.ts';
-import { type ValidateOptions, validateFlow } from './validate.ts';
-
-const flow = (steps: unknown[], extra: Record<string, unknown> = {}) => ({
-  irVersion: 1,
-  id: 'main',
-  name: 'Main',
-  steps,
-  ...extra,
-});
-const errorsOf = (doc: unknown, options: ValidateOptions = {}): ValidationIssue[] => {
-  const result = validateFlow(doc, options);
-  return result.ok ? [] : result.errors;
-};
-const t = (id: string, value: unknown = 1) => ({ id, type: 'transform', value });
-const issue = (stepId: string | null, path: string, message: string | RegExp): ValidationIssue => ({
-  stepId,
-  path,
-  message: typeof message === 'string' ? message : (expect.stringMatching(message) as unknown as string),
-});
 
 describe('validateFlow: expressions', () => {
   it.each<[string, unknown, string, RegExp]>([

@@ -1,25 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { STEP_TYPES } from '../steps/registry.ts';
+import { errorsOf, flow, issue, t } from '../test-support/validation.ts';
 import type { ValidationIssue } from './issues.ts';
-import { MAX_STEP_NESTING, type ValidateOptions, validateFlow } from './validate.ts';
-
-const flow = (steps: unknown[], extra: Record<string, unknown> = {}) => ({
-  irVersion: 1,
-  id: 'main',
-  name: 'Main',
-  steps,
-  ...extra,
-});
-const errorsOf = (doc: unknown, options: ValidateOptions = {}): ValidationIssue[] => {
-  const result = validateFlow(doc, options);
-  return result.ok ? [] : result.errors;
-};
-const t = (id: string, value: unknown = 1) => ({ id, type: 'transform', value });
-const issue = (stepId: string | null, path: string, message: string | RegExp): ValidationIssue => ({
-  stepId,
-  path,
-  message: typeof message === 'string' ? message : (expect.stringMatching(message) as unknown as string),
-});
+import { MAX_STEP_NESTING, validateFlow } from './validate.ts';
 
 describe('validateFlow: a valid flow', () => {
   it('returns the parsed flow with defaults applied', () => {
