@@ -1,140 +1,111 @@
 /**
  * The shared store: PostgreSQL through `pg` and Kysely's PostgresDialect, for several processes
- * or machines executing runs against one database. Here correctness under concurrency comes
- * first: commits from different processes for the same run serialize on the run's row.
+ * or machines executing runs against one database. Several processes may write one run's log
+ * at once (an approval decided through another API instance); see `commit` for how seqs stay
+ * unique.
  */
-import { eventKey, type RunEvent } from '@weft/engine';
-import { type Insertable, Kysely, PostgresDialect, type Transaction } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { journalKey, type RunLogTable, type StoreDatabase } from './schema.ts';
+import { journalKey, type StoreDatabase } from './schema.ts';
 import type { CommitBatch, RunStore } from './types.ts';
 
 const INT8_OID = 20;
-/** Rows per multi-row INSERT, well under PG's 65535 bind parameters. */
-const INSERT_CHUNK = 1_000;
+const UNIQUE_VIOLATION = '23505';
+/** A commit racing another writer of the same run for the same seq numbers tries again. */
+const MAX_ATTEMPTS = 20;
 
-function chunks<T>(rows: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
+interface LogItem {
+  kind: 'event' | 'journal';
+  key: string | null;
+  type: string;
+  payload: string;
 }
 
 class PostgresRunStore extends KyselyRunStore {
   readonly dialect = 'postgres' as const;
 
   /**
-   * One transaction, in five round trips whatever the number of runs and events: BEGIN,
-   * 1. lock the rows of the runs that get events (sorted, so two commits touching the same runs
-   *    cannot deadlock);
-   * 2. read each run's max(seq) and which of the incoming keys it already holds;
-   * 3. insert the new log rows (journal entries, then events) in one statement; COMMIT.
-   * Steps 1 and 2 must be separate statements: under READ COMMITTED each statement reads from
-   * a snapshot taken when it starts, and only one taken after the lock is granted sees the
-   * events committed by whoever held the lock before.
+   * One INSERT per run, which numbers its rows itself (max(seq) + position) and skips keys the
+   * run already holds (ON CONFLICT on the partial key index): a single-run commit is one
+   * statement and one round trip, as cheap as the raw insert it is measured against. Several
+   * runs go in one transaction. Two processes writing one run at once may pick the same seq:
+   * the loser's INSERT fails on the primary key (it waits for the winner's commit first) and
+   * the commit is tried again with fresh numbers, so seqs stay unique and increasing.
    */
   override async commit(batches: CommitBatch[]): Promise<RunEvent[]> {
-    if (batches.length === 0) return [];
-    return this.db.transaction().execute(async (trx) => {
-      const at = Date.now();
-      const runIds = [...new Set(batches.filter((b) => b.events.length + b.journal.length > 0).map((b) => b.runId))];
-      const keys = [
-        ...new Set(
-          batches
-            .flatMap((b) => [...b.journal.map((e) => journalKey(e.stepId)), ...b.events.map(eventKey)])
-            .filter((k) => k !== null),
-        ),
-      ];
-      const next = new Map<string, number>();
-      const held = new Set<string>();
-      if (runIds.length > 0) {
-        // FOR NO KEY UPDATE conflicts with itself and with UPDATEs, but not with the KEY SHARE
-        // locks that foreign-key checks take, so other writers of journal/approvals don't wait.
-        await trx
-          .selectFrom('runs')
-          .select('id')
-          .where((eb) => eb('id', '=', eb.fn.any(eb.val(runIds))))
-          .orderBy('id')
-          .forNoKeyUpdate()
-          .execute();
-        // Per-run scalar subqueries, not GROUP BY: max(seq) of one run is a single descent of
-        // the (run_id, seq) index, where a grouped max would read every event of the run.
-        const state = await trx
-          .selectFrom('runs')
-          .select((eb) => [
-            'id',
-            eb
-              .selectFrom('run_log')
-              .select((sub) => sub.fn.max('seq').as('max'))
-              .whereRef('run_log.run_id', '=', 'runs.id')
-              .as('max'),
-            jsonArrayFrom(
-              eb
-                .selectFrom('run_log')
-                .select('key')
-                .whereRef('run_log.run_id', '=', 'runs.id')
-                .where((sub) => sub('key', '=', sub.fn.any(sub.val(keys)))),
-            ).as('held'),
-          ])
-          .where((eb) => eb('id', '=', eb.fn.any(eb.val(runIds))))
-          .execute();
-        for (const row of state) {
-          next.set(row.id, row.max ?? 0);
-          for (const { key } of row.held) held.add(`${row.id}\u0000${key}`);
+    const perRun = itemsByRun(batches);
+    if (perRun.size === 0) return [];
+    const at = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (perRun.size === 1) {
+          const [runId, items] = perRun.entries().next().value!;
+          return await insertLog(this.db, runId, items, at);
         }
+        return await this.db.transaction().execute(async (trx) => {
+          const stored: RunEvent[] = [];
+          for (const [runId, items] of perRun) stored.push(...(await insertLog(trx, runId, items, at)));
+          return stored;
+        });
+      } catch (error) {
+        const racedOnSeq =
+          (error as { code?: string }).code === UNIQUE_VIOLATION &&
+          (error as { constraint?: string }).constraint === 'run_log_pk';
+        if (!racedOnSeq || attempt >= MAX_ATTEMPTS) throw error;
       }
-
-      const rows: Insertable<RunLogTable>[] = [];
-      const stored: RunEvent[] = [];
-      // Skips a key the run already holds, or one repeated within this same commit.
-      const isNew = (runId: string, key: string | null) => {
-        if (key === null) return true;
-        const id = `${runId}\u0000${key}`;
-        if (held.has(id)) return false;
-        held.add(id);
-        return true;
-      };
-      const nextSeq = (runId: string) => {
-        const seq = (next.get(runId) ?? 0) + 1;
-        next.set(runId, seq);
-        return seq;
-      };
-      for (const { runId, journal, events } of batches) {
-        for (const entry of journal) {
-          const key = journalKey(entry.stepId);
-          if (!isNew(runId, key)) continue;
-          rows.push({
-            run_id: runId,
-            seq: nextSeq(runId),
-            kind: 'journal',
-            key,
-            type: 'journal',
-            payload: JSON.stringify(entry),
-            at,
-          });
-        }
-        for (const event of events) {
-          const key = eventKey(event);
-          if (!isNew(runId, key)) continue;
-          const seq = nextSeq(runId);
-          rows.push({ run_id: runId, seq, kind: 'event', key, type: event.type, payload: JSON.stringify(event), at });
-          stored.push({ ...event, runId, seq, at });
-        }
-      }
-      await insertRows(trx, rows);
-      return stored;
-    });
+    }
   }
 }
 
+/** Each run's new log rows in order (journal entries, then events, batch by batch); a key repeated within the commit is kept once. */
+function itemsByRun(batches: CommitBatch[]): Map<string, LogItem[]> {
+  const perRun = new Map<string, LogItem[]>();
+  const seen = new Set<string>();
+  const add = (runId: string, item: LogItem) => {
+    if (item.key !== null) {
+      const id = `${runId}\u0000${item.key}`;
+      if (seen.has(id)) return;
+      seen.add(id);
+    }
+    let items = perRun.get(runId);
+    if (!items) perRun.set(runId, (items = []));
+    items.push(item);
+  };
+  for (const { runId, journal, events } of batches) {
+    for (const entry of journal) {
+      add(runId, { kind: 'journal', key: journalKey(entry.stepId), type: 'journal', payload: JSON.stringify(entry) });
+    }
+    for (const event of events) {
+      add(runId, { kind: 'event', key: eventKey(event), type: event.type, payload: JSON.stringify(event) });
+    }
+  }
+  return perRun;
+}
+
 /**
- * A plain INSERT: under the row locks nothing else can add these keys or seqs, so a conflict is
- * a bug and must abort the commit rather than be skipped.
+ * The statement of a commit, per run. Kysely has no builder for a set-returning function with
+ * ordinality, so this one is written with its `sql` tag: every value is a bound parameter.
  */
-async function insertRows(trx: Transaction<StoreDatabase>, rows: Insertable<RunLogTable>[]): Promise<void> {
-  for (const chunk of chunks(rows, INSERT_CHUNK)) await trx.insertInto('run_log').values(chunk).execute();
+async function insertLog(db: Kysely<StoreDatabase>, runId: string, items: LogItem[], at: number): Promise<RunEvent[]> {
+  const { rows } = await sql<{ seq: number; kind: string; payload: string }>`
+    insert into run_log (run_id, seq, kind, key, type, payload, at)
+    select ${runId}, base.m + item.ord, item.kind, item.key, item.type, item.payload, ${at}
+    from (select coalesce(max(seq), 0) as m from run_log where run_id = ${runId}) as base,
+      unnest(
+        ${items.map((item) => item.kind)}::text[],
+        ${items.map((item) => item.key)}::text[],
+        ${items.map((item) => item.type)}::text[],
+        ${items.map((item) => item.payload)}::text[]
+      ) with ordinality as item(kind, key, type, payload, ord)
+    on conflict (run_id, key) where key is not null do nothing
+    returning seq, kind, payload`.execute(db);
+  return rows
+    .filter((row) => row.kind === 'event')
+    .sort((a, b) => a.seq - b.seq)
+    .map((row) => ({ ...(JSON.parse(row.payload) as RunEventInput), runId, seq: row.seq, at }));
 }
 
 /** Opens and migrates a PostgreSQL store from a `postgres://` or `postgresql://` URL. */
