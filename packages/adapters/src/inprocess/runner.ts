@@ -35,6 +35,7 @@ import {
   spawnDepth,
   spawnOutcome,
 } from './children.ts';
+import { DeadlineTimers } from './deadlines.ts';
 import { InputInvalidError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 import { FlowNotFoundError, type FlowSource, memoryFlowSource } from './flow-source.ts';
 import { GroupCommitter } from './group-commit.ts';
@@ -61,14 +62,16 @@ export class InProcessRunner {
   readonly #listeners = new Set<Listener>();
   readonly #active = new Map<string, AbortController>();
   readonly #executions = new Set<Promise<unknown>>();
-  /** Wake-ups for parked runs whose approval times out while this runner is alive. */
-  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  readonly #deadlines: DeadlineTimers;
   #closed = false;
 
   constructor(options: RunnerOptions) {
     this.#options = options;
     this.store = options.store;
     this.#flows = options.flows ?? memoryFlowSource([]);
+    this.#deadlines = new DeadlineTimers(options.store, (runId) => {
+      if (!this.#closed) void this.#executeUnlessBusy(runId, {}).catch(() => {});
+    });
     this.committer = new GroupCommitter(options.store, (events) => {
       for (const event of events) for (const listener of this.#listeners) listener(event);
     });
@@ -181,7 +184,7 @@ export class InProcessRunner {
     // it busy and left it to us: look once more now that the run is parked and released.
     if (result.status === 'waiting' && !this.#closed && (await canProceed(this.store, runId, host.waitingFor)))
       return this.#executeUnlessBusy(runId, options);
-    if (result.status === 'waiting') await this.#wakeAtDeadline(runId);
+    if (result.status === 'waiting' && !this.#closed) await this.#deadlines.arm(runId);
     if (isFinal(result.status) && run.parentRunId) await this.#wakeParent(run.parentRunId, options);
     return result;
   }
@@ -301,33 +304,11 @@ export class InProcessRunner {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const timer of this.#deadlines.values()) clearTimeout(timer);
     this.#deadlines.clear();
     for (const controller of this.#active.values()) controller.abort(new RunnerClosedError());
     await Promise.allSettled([...this.#executions]);
     await this.committer.flush();
     this.#options.executors.close?.();
-  }
-
-  /**
-   * A parked run whose approval has a deadline resumes when it passes, if this runner is still
-   * alive then (the timer does not keep the process up; `recover()` covers a process that left).
-   */
-  async #wakeAtDeadline(runId: string): Promise<void> {
-    const deadlines = (await this.store.listApprovals({ runId, status: 'pending' }))
-      .map((approval) => approval.deadline)
-      .filter((deadline): deadline is number => deadline !== null);
-    if (deadlines.length === 0 || this.#closed) return;
-    clearTimeout(this.#deadlines.get(runId));
-    const timer = setTimeout(
-      () => {
-        this.#deadlines.delete(runId);
-        void this.#executeUnlessBusy(runId, {}).catch(() => {});
-      },
-      Math.max(0, Math.min(...deadlines) - Date.now()),
-    );
-    timer.unref();
-    this.#deadlines.set(runId, timer);
   }
 
   async #executeUnlessBusy(runId: string, options: StartOptions): Promise<RunOutcome> {
