@@ -46,9 +46,17 @@ function batch(runId: string, i: number): CommitBatch {
   };
 }
 
+/**
+ * As the runner uses the store: create the run, claim it, then commit step after step to it
+ * (each commit's cost must not grow with the run: 120,000 commits go to this one run).
+ */
 async function storeCommit(store: RunStore, iterations: number): Promise<{ us: number; commit: () => unknown }> {
   const runId = `bench-${Date.now()}`;
   await store.createRun({ id: runId, flowId: 'bench', flowVersion: 1, flow: {}, input: {}, backend: 'inprocess' });
+  const now = Date.now();
+  if (!(await store.claimRun(runId, { owner: 'bench', leaseUntil: now + 3_600_000, now }))) {
+    throw new Error('bench: could not claim the run');
+  }
   let i = 0;
   const commit = () => store.commit([batch(runId, i++)]);
   return { us: await measure(iterations, commit), commit };

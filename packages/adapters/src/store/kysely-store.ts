@@ -1,10 +1,10 @@
 /**
- * Everything of the RunStore except the group commit, written once with Kysely for both
- * dialects. Each method is a single statement, so none needs a transaction: a conditional
- * UPDATE is atomic on its own, which is what makes claims and approval decisions race-free
- * across processes (PG re-checks the WHERE clause after waiting on a row lock; SQLite
- * serializes writers). It also means the SQLite store never holds a Kysely transaction open
- * across an await, so its synchronous commit cannot interleave with one.
+ * Everything of the RunStore except the run log (commit, loadJournal, readEvents), written once
+ * with Kysely for both dialects. Each method is a single statement, so none needs a
+ * transaction: a conditional UPDATE is atomic on its own, which is what makes claims and
+ * approval decisions race-free across processes (PG re-checks the WHERE clause after waiting on
+ * a row lock; SQLite serializes writers). It also means the SQLite store never holds a Kysely
+ * transaction open across an await, so its synchronous commit cannot interleave with one.
  */
 import type { ErrorInfo, Json, RunEvent, RunStatus } from '@weft/engine';
 import type { Kysely, Updateable } from 'kysely';
@@ -14,8 +14,6 @@ import {
   type RunsTable,
   type StoreDatabase,
   toApprovalRecord,
-  toJournalEntry,
-  toRunEvent,
   toRunRecord,
 } from './schema.ts';
 import type {
@@ -38,7 +36,10 @@ export abstract class KyselyRunStore implements RunStore {
     this.db = db;
   }
 
+  // The run log is laid out per dialect (see schema.ts), so each store reads and writes it itself.
   abstract commit(batches: CommitBatch[]): Promise<RunEvent[]>;
+  abstract loadJournal(runId: string): Promise<JournalEntry[]>;
+  abstract readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
 
   async close(): Promise<void> {
     await this.db.destroy();
@@ -140,30 +141,6 @@ export abstract class KyselyRunStore implements RunStore {
       .where('id', '=', id)
       .where('owner', '=', owner)
       .execute();
-  }
-
-  /** In commit order. */
-  async loadJournal(runId: string): Promise<JournalEntry[]> {
-    const rows = await this.db
-      .selectFrom('run_log')
-      .select('payload')
-      .where('run_id', '=', runId)
-      .where('kind', '=', 'journal')
-      .orderBy('seq')
-      .execute();
-    return rows.map(toJournalEntry);
-  }
-
-  async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
-    const rows = await this.db
-      .selectFrom('run_log')
-      .select(['run_id', 'seq', 'payload', 'at'])
-      .where('run_id', '=', runId)
-      .where('seq', '>', afterSeq)
-      .where('kind', '=', 'event')
-      .orderBy('seq')
-      .execute();
-    return rows.map(toRunEvent);
   }
 
   async requestApproval(request: {

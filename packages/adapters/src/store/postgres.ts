@@ -9,8 +9,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { journalKey, type StoreDatabase } from './schema.ts';
-import type { CommitBatch, RunStore } from './types.ts';
+import { journalKey, type PostgresStoreDatabase, type StoreDatabase, toJournalEntry, toRunEvent } from './schema.ts';
+import type { CommitBatch, JournalEntry, RunStore } from './types.ts';
 
 const INT8_OID = 20;
 const UNIQUE_VIOLATION = '23505';
@@ -26,6 +26,36 @@ interface LogItem {
 
 class PostgresRunStore extends KyselyRunStore {
   readonly dialect = 'postgres' as const;
+  readonly #pg: Kysely<PostgresStoreDatabase>;
+
+  constructor(db: Kysely<StoreDatabase>) {
+    super(db);
+    this.#pg = db.withTables<Pick<PostgresStoreDatabase, 'run_log'>>();
+  }
+
+  /** In commit order. */
+  override async loadJournal(runId: string): Promise<JournalEntry[]> {
+    const rows = await this.#pg
+      .selectFrom('run_log')
+      .select('payload')
+      .where('run_id', '=', runId)
+      .where('kind', '=', 'journal')
+      .orderBy('seq')
+      .execute();
+    return rows.map(toJournalEntry);
+  }
+
+  override async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    const rows = await this.#pg
+      .selectFrom('run_log')
+      .select(['run_id', 'seq', 'payload', 'at'])
+      .where('run_id', '=', runId)
+      .where('seq', '>', afterSeq)
+      .where('kind', '=', 'event')
+      .orderBy('seq')
+      .execute();
+    return rows.map(toRunEvent);
+  }
 
   /**
    * One INSERT per run, which numbers its rows itself (max(seq) + position) and skips keys the
@@ -41,11 +71,18 @@ class PostgresRunStore extends KyselyRunStore {
     const at = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        if (perRun.size === 1) {
+        if (perRun.size === 1 && attempt === 1) {
           const [runId, items] = perRun.entries().next().value!;
           return await insertLog(this.db, runId, items, at);
         }
         return await this.db.transaction().execute(async (trx) => {
+          // After a race, contenders take the runs' advisory locks (sorted: no deadlock) so they
+          // queue instead of colliding again; the INSERT after the lock sees the winner's rows.
+          if (attempt > 1) {
+            for (const runId of [...perRun.keys()].sort()) {
+              await sql`select pg_advisory_xact_lock(hashtextextended(${runId}, 0))`.execute(trx);
+            }
+          }
           const stored: RunEvent[] = [];
           for (const [runId, items] of perRun) stored.push(...(await insertLog(trx, runId, items, at)));
           return stored;
@@ -71,7 +108,10 @@ function itemsByRun(batches: CommitBatch[]): Map<string, LogItem[]> {
       seen.add(id);
     }
     let items = perRun.get(runId);
-    if (!items) perRun.set(runId, (items = []));
+    if (!items) {
+      items = [];
+      perRun.set(runId, items);
+    }
     items.push(item);
   };
   for (const { runId, journal, events } of batches) {

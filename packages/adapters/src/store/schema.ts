@@ -5,6 +5,7 @@
  * two dialects interchangeable.
  */
 import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
+import type { Generated } from 'kysely';
 import type { ApprovalRecord, ApprovalStatus, JournalEntry, RunRecord } from './types.ts';
 
 export interface RunsTable {
@@ -26,8 +27,11 @@ export interface RunsTable {
   updated_at: number;
 }
 
-/** A run's log: events and journal entries in commit order. */
-export interface RunLogTable {
+/**
+ * PostgreSQL's run log: one row per event or journal entry, in commit order. (SQLite keeps one
+ * row per commit instead: SqliteRunLogTable.)
+ */
+export interface PostgresRunLogTable {
   run_id: string;
   /** Increases per run; shared by events and journal rows, so event seqs may skip numbers. */
   seq: number;
@@ -38,6 +42,25 @@ export interface RunLogTable {
   type: string;
   /** The whole event as emitted, or the JournalEntry. */
   payload: string;
+  at: number;
+}
+
+/**
+ * SQLite's run log: ONE row per (run, commit), in a rowid table. `pos` (the INTEGER PRIMARY KEY,
+ * i.e. the rowid) is `runs.num × 2^24 + the first seq the row takes`, so a run's rows are one
+ * contiguous rowid range in commit order; see migrations/0001_initial.ts for why.
+ */
+export interface SqliteRunLogTable {
+  pos: number;
+  run_id: string;
+  /**
+   * The commit's new events for the run as a JSON array, each as emitted, or null when none.
+   * They hold seqs `first … first + n - 1` (first = pos mod 2^24). A row without events still
+   * takes one seq (its position), so the next row begins at first + max(n, 1).
+   */
+  events: string | null;
+  /** The commit's new journal entries for the run as a JSON array, or null when none. */
+  journal: string | null;
   at: number;
 }
 
@@ -57,10 +80,20 @@ export interface ApprovalsTable {
   decided_at: number | null;
 }
 
+/** The tables both dialects lay out alike: all that kysely-store.ts queries. */
 export interface StoreDatabase {
   runs: RunsTable;
-  run_log: RunLogTable;
   approvals: ApprovalsTable;
+}
+
+export interface PostgresStoreDatabase extends StoreDatabase {
+  run_log: PostgresRunLogTable;
+}
+
+export interface SqliteStoreDatabase extends StoreDatabase {
+  /** `num` is the rowid, declared (INTEGER PRIMARY KEY) so that VACUUM keeps it: run_log positions derive from it. */
+  runs: RunsTable & { num: Generated<number> };
+  run_log: SqliteRunLogTable;
 }
 
 /** Encodes a required JSON value; `undefined` (not JSON) is stored as null rather than failing the write. */
@@ -98,12 +131,12 @@ export function toRunRecord(row: RunsTable): RunRecord {
   };
 }
 
-export function toJournalEntry(row: Pick<RunLogTable, 'payload'>): JournalEntry {
+export function toJournalEntry(row: Pick<PostgresRunLogTable, 'payload'>): JournalEntry {
   return JSON.parse(row.payload) as JournalEntry;
 }
 
 /** The event as emitted plus where the store put it; the same shape `commit` returns. */
-export function toRunEvent(row: Pick<RunLogTable, 'run_id' | 'seq' | 'payload' | 'at'>): RunEvent {
+export function toRunEvent(row: Pick<PostgresRunLogTable, 'run_id' | 'seq' | 'payload' | 'at'>): RunEvent {
   return { ...(JSON.parse(row.payload) as RunEventInput), runId: row.run_id, seq: row.seq, at: row.at };
 }
 

@@ -1,15 +1,17 @@
 /**
  * SQLite behaviours that need real processes: a commit survives SIGKILL right after it returns
  * (the crash model WAL + synchronous=NORMAL is chosen for), and processes committing to the same
- * file at once keep each run's seq unique and increasing (BEGIN IMMEDIATE + max(seq), no cache).
+ * file at once keep each run's seq unique and increasing (each one's cached end of the log is
+ * only trusted as far as its INSERT finds the next position free). Then the run log's layout.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from './index.ts';
+import { type CommitBatch, openSqliteStore } from './index.ts';
 
 const storeModule = fileURLToPath(new URL('./index.ts', import.meta.url));
 
@@ -90,6 +92,103 @@ describe('sqlite store across processes', () => {
     // The processes did interleave (one after another would switch writers only twice).
     const writers = events.map((e) => (e as { stepId: string }).stepId[0]);
     expect(writers.filter((w, i) => i > 0 && w !== writers[i - 1]).length).toBeGreaterThan(2);
+    await store.close();
+  });
+});
+
+// The layout behind the store's SQLite commit (migrations/0001_initial.ts): one row per run and
+// commit, at run number × 2^24 + first seq. Read back through a second, raw connection.
+describe('sqlite run log layout', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'weft-sqlite-log-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const run = (id: string) => ({ id, flowId: 'f', flowVersion: 1, flow: {}, input: {}, backend: 'inprocess' });
+  const step = (stepId: string): CommitBatch['events'] => [
+    { type: 'step.started', stepId, stepType: 'tool' },
+    { type: 'step.completed', stepId, output: stepId },
+  ];
+  const entry = (stepId: string) =>
+    ({ stepId, kind: 'tool', inputHash: 'h', status: 'completed', output: stepId, error: null }) as const;
+  const SPAN = 2 ** 24;
+
+  it('writes one row per run and commit, in the run’s own position range', async () => {
+    const file = join(dir, 'rows.db');
+    const store = await openSqliteStore(file);
+    await store.createRun(run('a'));
+    await store.createRun(run('b'));
+    await store.commit([{ runId: 'a', journal: [entry('x')], events: step('x') }]);
+    // Two batches of one run in one commit still make one row; a journal-only batch too.
+    await store.commit([
+      { runId: 'b', journal: [], events: [{ type: 'step.delta', stepId: 'y', text: '.' }] },
+      { runId: 'a', journal: [entry('y')], events: step('y') },
+      { runId: 'a', journal: [], events: [{ type: 'step.delta', stepId: 'z', text: '.' }] },
+      { runId: 'b', journal: [entry('j')], events: [] },
+    ]);
+    await store.commit([{ runId: 'b', journal: [entry('k')], events: [] }]);
+    const raw = new DatabaseSync(file);
+    const [a, b] = ['a', 'b'].map((id) => raw.prepare('SELECT num FROM runs WHERE id = ?').get(id)?.num as number);
+    const rows = raw.prepare('SELECT pos, run_id FROM run_log ORDER BY pos').all();
+    raw.close();
+    expect(rows).toEqual([
+      { pos: a! * SPAN + 1, run_id: 'a' }, // seqs 1, 2
+      { pos: a! * SPAN + 3, run_id: 'a' }, // seqs 3, 4, 5
+      { pos: b! * SPAN + 1, run_id: 'b' }, // the delta and the journal entry: seq 1
+      { pos: b! * SPAN + 2, run_id: 'b' }, // journal only: takes seq 2, which no event has
+    ]);
+    expect((await store.readEvents('a')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((await store.readEvents('a', 3)).map((e) => e.seq)).toEqual([4, 5]);
+    // Never into the neighbouring run's range, whatever the bound.
+    expect((await store.readEvents('b', -5)).map((e) => e.seq)).toEqual([1]);
+    expect(await store.readEvents('a', SPAN + 5)).toEqual([]);
+    expect((await store.loadJournal('b')).map((e) => e.stepId)).toEqual(['j', 'k']);
+    await store.close();
+  });
+
+  it('appends to the new run when a run was deleted and created again under the same id', async () => {
+    const file = join(dir, 'replaced.db');
+    const store = await openSqliteStore(file);
+    await store.createRun(run('r'));
+    await store.commit([{ runId: 'r', journal: [entry('x')], events: step('x') }]);
+    // Another process deletes the run (the cascade takes its log) and creates it anew.
+    const raw = new DatabaseSync(file);
+    raw.exec("DELETE FROM runs WHERE id = 'r'");
+    raw.close();
+    await store.createRun(run('r'));
+    // This store still knows the old run's keys and numbers: none of them may apply.
+    const stored = await store.commit([{ runId: 'r', journal: [entry('x')], events: step('x') }]);
+    expect(stored.map((e) => e.seq)).toEqual([1, 2]);
+    expect(await store.readEvents('r')).toEqual(stored);
+    expect(await store.loadJournal('r')).toEqual([entry('x')]);
+    await store.close();
+  });
+
+  it('fails clearly past 2^24 seqs in a run or 2^29 runs, and stays usable', async () => {
+    const file = join(dir, 'limits.db');
+    const store = await openSqliteStore(file);
+    await store.createRun(run('full'));
+    const raw = new DatabaseSync(file);
+    const base = (raw.prepare("SELECT num FROM runs WHERE id = 'full'").get()?.num as number) * SPAN;
+    // A row holding seq 2^24 - 3, as if the run had logged that much.
+    raw
+      .prepare("INSERT INTO run_log (pos, run_id, events, journal, at) VALUES (?, 'full', ?, NULL, 0)")
+      .run(base + SPAN - 3, JSON.stringify([{ type: 'step.delta', stepId: 'd', text: '.' }]));
+    raw
+      .prepare(
+        "INSERT INTO runs (num, id, flow_id, flow_version, flow, input, status, backend, created_at, updated_at) VALUES (?, 'late', 'f', 1, '{}', '{}', 'running', 'inprocess', 0, 0)",
+      )
+      .run(2 ** 29);
+    raw.close();
+    await expect(store.commit([{ runId: 'full', journal: [], events: [...step('a'), ...step('b')] }])).rejects.toThrow(
+      /would exceed 16777215 log seqs/,
+    );
+    // The last two seqs are still there to take.
+    expect((await store.commit([{ runId: 'full', journal: [], events: step('a') }])).map((e) => e.seq)).toEqual([
+      SPAN - 2,
+      SPAN - 1,
+    ]);
+    await expect(store.commit([{ runId: 'late', journal: [entry('x')], events: [] }])).rejects.toThrow(/below 2\^29/);
+    await expect(store.commit([{ runId: 'missing', journal: [entry('x')], events: [] }])).rejects.toThrow(
+      /no run missing/,
+    );
     await store.close();
   });
 });

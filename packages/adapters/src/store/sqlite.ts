@@ -5,24 +5,34 @@
  * OS) when it returns, so it survives the process crashing or being SIGKILLed — the crash model
  * of the in-process runner. Only an OS crash or power loss can lose the last commits (never
  * corrupt the file); FULL would fsync each commit and cost several times as much.
+ *
+ * The run log is one row per (run, commit) in a rowid range per run (see migrations/0001_initial.ts
+ * and SqliteRunLogTable), so a step's commit is ONE autocommit INSERT that appends one row:
+ * the same statement count and about the same pages as the raw single-row insert it is measured
+ * against.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { eventKey, type RunEvent } from '@weft/engine';
-import { type Compilable, Kysely } from 'kysely';
+import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
+import { type Compilable, type Expression, type ExpressionBuilder, Kysely, sql } from 'kysely';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
-import { journalKey, type StoreDatabase } from './schema.ts';
+import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
-import type { CommitBatch, RunStore } from './types.ts';
+import type { CommitBatch, JournalEntry, RunStore } from './types.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
+/** run_log.pos = runs.num × SEQ_SPAN + the row's first seq: each run owns a range of 2^24 positions. */
+const SEQ_SPAN = 2 ** 24;
+/** Positions must stay safe integers in JS (node:sqlite refuses to read a larger INTEGER as number). */
+const MAX_RUN_NUMBER = 2 ** 53 / SEQ_SPAN;
+
 const PARAM = '\u0000weft-param:';
 
-/** Runs whose dedupe keys stay in memory (a few hundred bytes each). */
+/** Runs whose dedupe keys stay in memory (about one map entry per step, see RunKeys). */
 const KEY_CACHE_RUNS = 1_000;
 
 /** Stands in for a value when a statement is compiled once and bound on every call. */
@@ -43,143 +53,378 @@ function prepareCompiled(raw: DatabaseSync, query: Compilable, params: readonly 
   return raw.prepare(sql);
 }
 
-interface CommitStatements {
+type LogExpressions = ExpressionBuilder<SqliteStoreDatabase, 'runs' | 'run_log'>;
+
+interface Statements {
   begin: StatementSync;
   commit: StatementSync;
   rollback: StatementSync;
-  maxSeq: StatementSync;
-  keysAfter: StatementSync;
-  insert: StatementSync;
+  runNumber: StatementSync;
+  rowsAfter: StatementSync;
+  append: StatementSync;
+  events: StatementSync;
+  journal: StatementSync;
 }
 
-function prepareCommitStatements(db: Kysely<StoreDatabase>, raw: DatabaseSync): CommitStatements {
+function prepareStatements(db: Kysely<SqliteStoreDatabase>, raw: DatabaseSync): Statements {
+  const span = sql.lit(SEQ_SPAN);
+  // A run's rows from position `from`, `runs` joined for its number: one lookup of the run,
+  // then a rowid range scan that is already in order. (Kysely does not parenthesize nested
+  // operators by itself: parens() does.)
+  const logOf = (from: (eb: LogExpressions) => Expression<number>) =>
+    db
+      .selectFrom('runs')
+      .innerJoin('run_log', (join) =>
+        join.on((eb) =>
+          eb.and([
+            eb('run_log.pos', '>=', from(eb)),
+            eb('run_log.pos', '<', eb(eb.parens('runs.num', '+', sql.lit(1)), '*', span)),
+          ]),
+        ),
+      )
+      .where('runs.id', '=', param('runId'));
+  const base = (eb: LogExpressions) => eb.parens('runs.num', '*', span);
   return {
-    // IMMEDIATE: take the write lock first (waiting up to the busy timeout), so the max(seq)
-    // read and the inserts that follow it see the same, latest state even with other processes
-    // on the file; a deferred transaction could find its read snapshot stale at the first write.
+    // For commits of several runs, and to catch up with another process. IMMEDIATE: take the
+    // write lock first (waiting up to the busy timeout), so what is read in the transaction is
+    // the latest state and stays so; a deferred one could find its snapshot stale at the first write.
     begin: raw.prepare('BEGIN IMMEDIATE'),
     commit: raw.prepare('COMMIT'),
     rollback: raw.prepare('ROLLBACK'),
-    maxSeq: prepareCompiled(
+    runNumber: prepareCompiled(raw, db.selectFrom('runs').select('num').where('id', '=', param('runId')), ['runId']),
+    rowsAfter: prepareCompiled(
       raw,
       db
         .selectFrom('run_log')
-        .select((eb) => eb.fn.max('seq').as('max'))
-        .where('run_id', '=', param('runId')),
+        .select(['pos', 'events', 'journal'])
+        .where('pos', '>', param('after'))
+        .where('pos', '<', param('end'))
+        .orderBy('pos'),
+      ['after', 'end'],
+    ),
+    // Appends a row at the position of its first seq, as one statement: the hot path is a single
+    // autocommit INSERT, like the raw baseline. It inserts nothing (changes = 0) when that
+    // position is taken, i.e. the log went on past what the caller knew (see commit); OR IGNORE
+    // can only skip that, as no value is ever null and foreign keys are not subject to it. Nor
+    // when `runId` is not the run numbered `num` any more (the SELECT finds no row).
+    append: prepareCompiled(
+      raw,
+      db
+        .insertInto('run_log')
+        .orIgnore()
+        .columns(['pos', 'run_id', 'events', 'journal', 'at'])
+        .expression(
+          db
+            .selectFrom('runs')
+            .select((eb) => [
+              eb.val<number>(param('pos')).as('pos'),
+              'id',
+              eb.val<string | null>(param('events')).as('events'),
+              eb.val<string | null>(param('journal')).as('journal'),
+              eb.val<number>(param('at')).as('at'),
+            ])
+            .where('id', '=', param('runId'))
+            .where('num', '=', param('num')),
+        ),
+      ['pos', 'events', 'journal', 'at', 'runId', 'num'],
+    ),
+    // From the last row that begins at or before `afterSeq` (it may hold later seqs too).
+    events: prepareCompiled(
+      raw,
+      logOf((eb) =>
+        eb.fn.coalesce(
+          eb
+            .selectFrom('run_log as prior')
+            .select((sub) => sub.fn.max('prior.pos').as('pos'))
+            .where('prior.pos', '>', base(eb))
+            .where('prior.pos', '<=', eb(base(eb), '+', param('afterSeq'))),
+          eb(base(eb), '+', sql.lit(1)),
+        ),
+      )
+        .select((eb) => [eb('run_log.pos', '&', sql.lit(SEQ_SPAN - 1)).as('first'), 'run_log.events', 'run_log.at'])
+        .where('run_log.events', 'is not', null)
+        .orderBy('run_log.pos'),
+      ['afterSeq', 'runId'],
+    ),
+    journal: prepareCompiled(
+      raw,
+      logOf((eb) => eb(base(eb), '+', sql.lit(1)))
+        .select('run_log.journal')
+        .where('run_log.journal', 'is not', null)
+        .orderBy('run_log.pos'),
       ['runId'],
     ),
-    keysAfter: prepareCompiled(
-      raw,
-      db
-        .selectFrom('run_log')
-        .select('key')
-        .where('run_id', '=', param('runId'))
-        .where('seq', '>', param('afterSeq'))
-        .where('key', 'is not', null),
-      ['runId', 'afterSeq'],
-    ),
-    insert: prepareCompiled(
-      raw,
-      db.insertInto('run_log').values({
-        run_id: param('runId'),
-        seq: param('seq'),
-        kind: param('kind'),
-        key: param('key'),
-        type: param('type'),
-        payload: param('payload'),
-        at: param('at'),
-      }),
-      ['runId', 'seq', 'kind', 'key', 'type', 'payload', 'at'],
-    ),
   };
+}
+
+/**
+ * Keys whose eventKey is `<type>:<stepId>`, and the journal's `journal:<stepId>`: one bit each,
+ * so a run keeps one small number per step id instead of a string per key.
+ */
+const STEP_KEY_BITS = new Map<string, number>(
+  [
+    'journal',
+    'step.started',
+    'step.completed',
+    'step.failed',
+    'approval.requested',
+    'approval.resolved',
+    'child.started',
+  ].map((kind, i) => [kind, 1 << i]),
+);
+
+/**
+ * The dedupe keys a run holds. A commit's keys are about `journal:<id>`, `step.started:<id>`,
+ * `step.completed:<id>` per step; held as whole strings that is ~3 strings of 30–60 bytes per
+ * step, kept for up to KEY_CACHE_RUNS runs. Here they are one map entry per step id (the id
+ * string itself is usually shared with the engine) with a bit per kind; other keys (run-level
+ * events, retries with their attempt, anything eventKey may add) are kept whole.
+ */
+class RunKeys {
+  readonly #steps = new Map<string, number>();
+  #other: Set<string> | undefined;
+
+  /** Records `key` (of this `kind` and step); false when the run already held it. */
+  add(kind: string, stepId: unknown, key: string): boolean {
+    const bit = stepBit(kind, stepId, key);
+    if (bit === 0) {
+      this.#other ??= new Set();
+      if (this.#other.has(key)) return false;
+      this.#other.add(key);
+      return true;
+    }
+    const held = this.#steps.get(stepId as string) ?? 0;
+    if ((held & bit) !== 0) return false;
+    this.#steps.set(stepId as string, held | bit);
+    return true;
+  }
+
+  /** Forgets a key `add` just recorded. */
+  remove(kind: string, stepId: unknown, key: string): void {
+    const bit = stepBit(kind, stepId, key);
+    if (bit === 0) this.#other?.delete(key);
+    else this.#steps.set(stepId as string, (this.#steps.get(stepId as string) ?? 0) & ~bit);
+  }
+}
+
+/** The bit of a `<kind>:<stepId>` key, or 0 when `key` has another shape. */
+function stepBit(kind: string, stepId: unknown, key: string): number {
+  if (typeof stepId !== 'string' || key.length !== kind.length + 1 + stepId.length) return 0;
+  return STEP_KEY_BITS.get(kind) ?? 0;
+}
+
+function stepIdOf(event: RunEventInput): unknown {
+  return (event as { stepId?: unknown }).stepId;
+}
+
+/** What the store knows of a run's log: its keys and where it ends. */
+interface RunState {
+  num: number;
+  /** num × SEQ_SPAN: a row's position is base + its first seq. */
+  base: number;
+  /** The last seq taken (0: none); the next row begins at last + 1. */
+  last: number;
+  keys: RunKeys;
+}
+
+/** A run's share of one commit. */
+interface RunWrite {
+  journal: JournalEntry[];
+  events: RunEventInput[];
 }
 
 class SqliteRunStore extends KyselyRunStore {
   readonly dialect = 'sqlite' as const;
   readonly #raw: DatabaseSync;
-  readonly #stmts: CommitStatements;
+  readonly #stmts: Statements;
   /**
-   * Dedupe keys per run, as of `seq`. Inside the write transaction, max(seq) tells whether
-   * anyone (another process on the file) wrote since: if so only the rows after `seq` are read.
-   * So a commit needs neither a key index (two more scattered pages per commit) nor a lookup.
-   * Least recently used runs are forgotten first.
+   * Each run's dedupe keys and last seq, least recently used forgotten first. Nothing checks the
+   * cache up front. Every row begins right after the run's previous row (seqs tile the range),
+   * so if anyone (another process on the file) appended after `last`, a row begins at
+   * `last + 1` and ours, at the same position, is not inserted: the commit then catches up
+   * under the write lock and appends after theirs. So a commit needs neither a key index (two
+   * more scattered pages per commit) nor a max(seq) lookup, only its INSERT.
    */
-  readonly #keyCache = new Map<string, { keys: Set<string>; seq: number }>();
+  readonly #runs = new Map<string, RunState>();
 
   constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync) {
     super(db);
     this.#raw = raw;
-    this.#stmts = prepareCommitStatements(db, raw);
+    this.#stmts = prepareStatements(db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(), raw);
   }
 
   /**
    * The hot path, run synchronously on statements prepared at open: Kysely's async pipeline
-   * costs more per statement than SQLite spends writing it. The next seq comes from max() on the
-   * primary key inside the write transaction, so another process writing the same file cannot
-   * make it reuse a number.
+   * costs more per statement than SQLite spends writing it. One row per run: a commit of one
+   * run (a sequential step) is a single autocommit INSERT; several runs share one transaction.
    */
   override async commit(batches: CommitBatch[]): Promise<RunEvent[]> {
-    if (batches.length === 0) return [];
+    const writes = byRun(batches);
+    if (writes.size === 0) return [];
     const s = this.#stmts;
     const at = Date.now();
     const stored: RunEvent[] = [];
-    s.begin.run();
     try {
-      for (const { runId, journal, events } of batches) {
-        if (journal.length === 0 && events.length === 0) continue;
-        const maxSeq = (s.maxSeq.get(runId)?.max as number | null | undefined) ?? 0;
-        const cache = this.#keysOf(runId, maxSeq);
-        const keys = cache.keys;
-        let seq = maxSeq + 1;
-        for (const entry of journal) {
-          const key = journalKey(entry.stepId);
-          // The first recorded result of a step stands, as the first event with a key does.
-          if (keys.has(key)) continue;
-          keys.add(key);
-          s.insert.run(runId, seq++, 'journal', key, 'journal', JSON.stringify(entry), at);
+      if (writes.size > 1) s.begin.run();
+      for (const [runId, write] of writes) {
+        let run = this.#state(runId);
+        if (this.#append(runId, run, write, at, stored)) continue;
+        // Someone else appended to the run since we read it. Take the write lock so nobody else
+        // can, read what they wrote (their keys count for dedupe) and append after it.
+        if (!this.#raw.isTransaction) s.begin.run();
+        this.#catchUp(run);
+        if (this.#append(runId, run, write, at, stored)) continue;
+        // The run is not the one we knew (deleted, or replaced under the same id): read it afresh.
+        this.#runs.delete(runId);
+        run = this.#state(runId);
+        if (!this.#append(runId, run, write, at, stored)) {
+          throw new Error(`run store: the log of run ${runId} changed under the write lock`);
         }
-        for (const event of events) {
-          const key = eventKey(event);
-          if (key !== null) {
-            // Already held: a replay re-emitting a fact. Skip it.
-            if (keys.has(key)) continue;
-            keys.add(key);
-          }
-          s.insert.run(runId, seq, 'event', key, event.type, JSON.stringify(event), at);
-          // A shallow copy: the caller's nested values are shared, as they were already serialized.
-          stored.push({ ...event, runId, seq, at });
-          seq++;
-        }
-        cache.seq = seq - 1;
       }
-      s.commit.run();
+      if (this.#raw.isTransaction) s.commit.run();
     } catch (error) {
       // A failed statement leaves the transaction open (SQLite rolls back only that statement).
       if (this.#raw.isTransaction) s.rollback.run();
-      // Keys added for the rolled-back rows are wrong now: read them again next time.
-      for (const { runId } of batches) this.#keyCache.delete(runId);
+      // Keys and seqs recorded for the rolled-back rows are wrong now: read them again next time.
+      for (const runId of writes.keys()) this.#runs.delete(runId);
       throw error;
     }
     return stored;
   }
 
-  #keysOf(runId: string, maxSeq: number): { keys: Set<string>; seq: number } {
-    let cache = this.#keyCache.get(runId);
-    if (cache) this.#keyCache.delete(runId);
-    else cache = { keys: new Set(), seq: 0 };
-    if (cache.seq < maxSeq) {
-      for (const row of this.#stmts.keysAfter.all(runId, cache.seq)) cache.keys.add(String(row.key));
-      cache.seq = maxSeq;
+  /**
+   * Dedupes `write` against the run's keys and appends what is new as one row after `run.last`.
+   * Returns false, having changed nothing, when the run's log does not end at `run.last` any more.
+   */
+  #append(runId: string, run: RunState, write: RunWrite, at: number, stored: RunEvent[]): boolean {
+    const { keys } = run;
+    // kind, stepId, key of each key recorded here, to forget them if the append does not happen.
+    const added: unknown[] = [];
+    const journal: JournalEntry[] = [];
+    for (const entry of write.journal) {
+      const key = journalKey(entry.stepId);
+      // The first recorded result of a step stands, as the first event with a key does.
+      if (!keys.add('journal', entry.stepId, key)) continue;
+      added.push('journal', entry.stepId, key);
+      journal.push(entry);
     }
-    this.#keyCache.set(runId, cache);
-    if (this.#keyCache.size > KEY_CACHE_RUNS) this.#keyCache.delete(this.#keyCache.keys().next().value!);
-    return cache;
+    const events: RunEventInput[] = [];
+    for (const event of write.events) {
+      const key = eventKey(event);
+      if (key !== null) {
+        // Already held: a replay re-emitting a fact. Skip it.
+        if (!keys.add(event.type, stepIdOf(event), key)) continue;
+        added.push(event.type, stepIdOf(event), key);
+      }
+      events.push(event);
+    }
+    // All held already (a replay). Keys only ever get added to a run, so they are right unless
+    // the run was replaced under the same id since they were read: its number says so.
+    if (journal.length === 0 && events.length === 0) return this.#stmts.runNumber.get(runId)?.num === run.num;
+    // Events take consecutive seqs; a row without events still takes one, so it has a position.
+    const first = run.last + 1;
+    const last = run.last + Math.max(events.length, 1);
+    if (last >= SEQ_SPAN) throw new Error(`run store: run ${runId} would exceed ${SEQ_SPAN - 1} log seqs`);
+    const { changes } = this.#stmts.append.run(
+      run.base + first,
+      events.length === 0 ? null : JSON.stringify(events),
+      journal.length === 0 ? null : JSON.stringify(journal),
+      at,
+      runId,
+      run.num,
+    );
+    if (changes === 0) {
+      for (let i = 0; i < added.length; i += 3) keys.remove(added[i] as string, added[i + 1], added[i + 2] as string);
+      return false;
+    }
+    run.last = last;
+    // A shallow copy: the caller's nested values are shared, as they were already serialized.
+    for (let i = 0; i < events.length; i++) stored.push({ ...events[i]!, runId, seq: first + i, at });
+    return true;
+  }
+
+  /** The cached state of a run (now the most recently used), or its log read from the file. */
+  #state(runId: string): RunState {
+    let run = this.#runs.get(runId);
+    if (run !== undefined) {
+      this.#runs.delete(runId);
+      this.#runs.set(runId, run);
+      return run;
+    }
+    const num = this.#stmts.runNumber.get(runId)?.num as number | undefined;
+    if (num === undefined) throw new Error(`run store: no run ${runId}`);
+    if (num >= MAX_RUN_NUMBER) {
+      throw new Error(`run store: run ${runId} has number ${num}; SQLite run numbers must stay below 2^29`);
+    }
+    run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys() };
+    this.#catchUp(run);
+    this.#runs.set(runId, run);
+    if (this.#runs.size > KEY_CACHE_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    return run;
+  }
+
+  /** Adds the keys of the run's rows after `run.last` and moves `last` to the end of the log. */
+  #catchUp(run: RunState): void {
+    for (const row of this.#stmts.rowsAfter.iterate(run.base + run.last, run.base + SEQ_SPAN)) {
+      if (row.journal !== null) {
+        for (const entry of JSON.parse(row.journal as string) as JournalEntry[]) {
+          run.keys.add('journal', entry.stepId, journalKey(entry.stepId));
+        }
+      }
+      let count = 0;
+      if (row.events !== null) {
+        const events = JSON.parse(row.events as string) as RunEventInput[];
+        count = events.length;
+        for (const event of events) {
+          const key = eventKey(event);
+          if (key !== null) run.keys.add(event.type, stepIdOf(event), key);
+        }
+      }
+      run.last = (row.pos as number) - run.base + Math.max(count, 1) - 1;
+    }
+  }
+
+  /** In commit order. */
+  override async loadJournal(runId: string): Promise<JournalEntry[]> {
+    const entries: JournalEntry[] = [];
+    for (const row of this.#stmts.journal.iterate(runId)) {
+      for (const entry of JSON.parse(row.journal as string) as JournalEntry[]) entries.push(entry);
+    }
+    return entries;
+  }
+
+  override async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+    // Clamped: below 0 the range would reach into the previous run's positions.
+    const after = Math.max(afterSeq, 0);
+    const out: RunEvent[] = [];
+    for (const row of this.#stmts.events.iterate(after, runId)) {
+      const events = JSON.parse(row.events as string) as RunEventInput[];
+      const at = row.at as number;
+      const first = row.first as number;
+      for (let i = 0; i < events.length; i++) {
+        const seq = first + i;
+        if (seq > after) out.push({ ...events[i]!, runId, seq, at });
+      }
+    }
+    return out;
   }
 
   override async close(): Promise<void> {
     await super.close();
     if (this.#raw.isOpen) this.#raw.close();
   }
+}
+
+/** Each run's journal entries and events of a commit, in batch order. */
+function byRun(batches: CommitBatch[]): Map<string, RunWrite> {
+  const writes = new Map<string, RunWrite>();
+  for (const { runId, journal, events } of batches) {
+    if (journal.length === 0 && events.length === 0) continue;
+    const write = writes.get(runId);
+    if (write === undefined) writes.set(runId, { journal, events });
+    else writes.set(runId, { journal: [...write.journal, ...journal], events: [...write.events, ...events] });
+  }
+  return writes;
 }
 
 /**

@@ -233,6 +233,28 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(stored.map((e) => e.seq).sort((x, y) => x - y)).toEqual(seqs);
   });
 
+  it('skips keys another connection stored after this one last wrote the run', async () => {
+    const runId = await created();
+    const other = await open();
+    const delta: RunEventInput = { type: 'step.delta', stepId: 'a', text: '.' };
+    // Both connections have written the run (the SQLite store keeps its keys in memory).
+    await store.commit([{ runId, journal: [], events: [delta] }]);
+    await other.commit([{ runId, journal: [], events: [delta] }]);
+    const theirs = await other.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
+    // A replay in the first connection: only what is new goes in, and the first result stands.
+    const mine = await store.commit([
+      { runId, journal: [completed('a', 'other'), completed('b')], events: [...stepEvents('a'), ...stepEvents('b')] },
+    ]);
+    expect(mine.map((e) => [e.type, (e as { stepId: string }).stepId])).toEqual([
+      ['step.started', 'b'],
+      ['step.completed', 'b'],
+    ]);
+    expect(await store.loadJournal(runId)).toEqual([completed('a'), completed('b')]);
+    const all = await store.readEvents(runId);
+    expect(all.slice(2)).toEqual([...theirs, ...mine]);
+    expectIncreasing(all.map((e) => e.seq));
+  });
+
   it('claims, renews, takes over and releases runs', async () => {
     const id = await created();
     const claim = (owner: string, now: number, takeOverFrom?: string) =>
