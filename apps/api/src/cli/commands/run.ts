@@ -59,7 +59,7 @@ export const runCommand: Command = {
     const backend = values.backend ?? 'inprocess';
     if (!(BACKENDS as readonly string[]).includes(backend)) {
       throw new UsageError(
-        `unknown backend '${backend}'; the CLI can run on: ${BACKENDS.join(', ')} (Inngest and Temporal run through their own workers)`,
+        `unknown backend '${backend}'; the CLI can run on: ${BACKENDS.join(', ')} (the Temporal and Inngest backends are not available in this version yet)`,
         usage,
       );
     }
