@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, then starts Weft on its embedded defaults: the in-process runner,
 # SQLite under data/, and the offline `mock:echo` model when no API key is set.
-# Until the API server and editor land, "the app" is the `weft` CLI: with no arguments this
-# runs the demo flow end to end and prints what to try next; with arguments it is `weft …`.
+# With no arguments: runs the demo flow once through the CLI, then starts the API server
+# (`weft serve`: tRPC at /trpc, GET /health; PORT, default 3001). The browser editor will be
+# served by that same server when it lands. With arguments this is `weft …`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/bootstrap.sh"
@@ -11,11 +12,15 @@ if [ "$#" -gt 0 ]; then
   exec node apps/api/src/cli/main.ts "$@"
 fi
 node apps/api/src/cli/main.ts run examples/summarize-text.json --input @examples/summarize-text.input.json || true
-cat >&2 <<'MSG'
+cat >&2 <<MSG
 
-Weft is ready. Try:
+Weft is ready. Starting the API server on http://127.0.0.1:${PORT:-3001} (Ctrl-C stops it;
+the browser editor is not there yet — it arrives with the web app). Meanwhile, in another shell:
+  curl http://127.0.0.1:${PORT:-3001}/health
   pnpm weft run examples/support-triage.json --input @examples/support-triage.input.json --fixtures examples/support-triage.fixtures.json
   pnpm weft runs list
   pnpm weft --help
 (pnpm and Node 24 live in .tools/node_modules/.bin — add it to PATH, or use scripts/start.sh <command>.)
+
 MSG
+exec node apps/api/src/cli/main.ts serve

@@ -32,6 +32,11 @@ const commands: readonly CommandEntry[] = [
     summary: 'list, inspect, resume, cancel runs; export fixtures',
     load: async () => (await import('./commands/runs/index.ts')).runsCommand,
   },
+  {
+    name: 'serve',
+    summary: 'start the API server (tRPC at /trpc, GET /health)',
+    load: async () => (await import('./commands/serve.ts')).serveCommand,
+  },
 ];
 
 const usage = `Usage: weft <command> [options]
@@ -43,6 +48,7 @@ Run \`weft <command> --help\` for a command's options.
 
 Environment:
   WEFT_DATA             data folder for the SQLite run store (default: data/)
+  PORT, WEFT_TOKEN      \`weft serve\`: port (default 3001) and the bearer token it requires
   DATABASE_URL          postgres://… to keep runs in PostgreSQL instead
   OPENAI_API_KEY, ANTHROPIC_API_KEY, WEFT_LOCAL_BASE_URL   model providers (mock:echo needs none)
   WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)`;

@@ -21,6 +21,7 @@ import type {
   ApprovalRecord,
   ApprovalStatus,
   CommitBatch,
+  FlowStore,
   JournalEntry,
   NewRun,
   RunFilter,
@@ -40,6 +41,9 @@ export abstract class KyselyRunStore implements RunStore {
   abstract commit(batches: CommitBatch[]): Promise<RunEvent[]>;
   abstract loadJournal(runId: string): Promise<JournalEntry[]>;
   abstract readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  // Writes that need a transaction: per dialect too (see flow-store.ts for why).
+  abstract readonly flows: FlowStore;
+  abstract deleteRun(id: string): Promise<boolean>;
 
   async close(): Promise<void> {
     await this.db.destroy();

@@ -7,10 +7,11 @@
 import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { KyselyFlowStore } from './flow-store.ts';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { journalKey, type PostgresStoreDatabase, type StoreDatabase, toJournalEntry, toRunEvent } from './schema.ts';
-import type { CommitBatch, JournalEntry, RunStore } from './types.ts';
+import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 
 const INT8_OID = 20;
 const UNIQUE_VIOLATION = '23505';
@@ -27,10 +28,30 @@ interface LogItem {
 class PostgresRunStore extends KyselyRunStore {
   readonly dialect = 'postgres' as const;
   readonly #pg: Kysely<PostgresStoreDatabase>;
+  readonly flows: FlowStore;
 
   constructor(db: Kysely<StoreDatabase>) {
     super(db);
     this.#pg = db.withTables<Pick<PostgresStoreDatabase, 'run_log'>>();
+    this.flows = new KyselyFlowStore(db);
+  }
+
+  /** The run and its descendants (found level by level through runs_parent), with their logs and approvals. */
+  override async deleteRun(id: string): Promise<boolean> {
+    return this.#pg.transaction().execute(async (trx) => {
+      const root = await trx.selectFrom('runs').select('id').where('id', '=', id).forUpdate().executeTakeFirst();
+      if (root === undefined) return false;
+      const ids = [id];
+      for (let level = [id]; level.length > 0; ) {
+        const children = await trx.selectFrom('runs').select('id').where('parent_run_id', 'in', level).execute();
+        level = children.map((row) => row.id).filter((child) => !ids.includes(child));
+        ids.push(...level);
+      }
+      await trx.deleteFrom('run_log').where('run_id', 'in', ids).execute();
+      await trx.deleteFrom('approvals').where('run_id', 'in', ids).execute();
+      await trx.deleteFrom('runs').where('id', 'in', ids).execute();
+      return true;
+    });
   }
 
   /** In commit order. */

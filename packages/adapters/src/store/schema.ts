@@ -6,7 +6,7 @@
  */
 import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
 import type { Generated } from 'kysely';
-import type { ApprovalRecord, ApprovalStatus, JournalEntry, RunRecord } from './types.ts';
+import type { ApprovalRecord, ApprovalStatus, FlowVersionRecord, JournalEntry, RunRecord } from './types.ts';
 
 export interface RunsTable {
   id: string;
@@ -80,10 +80,30 @@ export interface ApprovalsTable {
   decided_at: number | null;
 }
 
+export interface FlowsTable {
+  id: string;
+  name: string;
+  latest_version: number;
+  /** 1 once deleted: the row stays so that the version numbering of its id goes on. */
+  deleted: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FlowVersionsTable {
+  id: string;
+  version: number;
+  name: string;
+  doc: string;
+  created_at: number;
+}
+
 /** The tables both dialects lay out alike: all that kysely-store.ts queries. */
 export interface StoreDatabase {
   runs: RunsTable;
   approvals: ApprovalsTable;
+  flows: FlowsTable;
+  flow_versions: FlowVersionsTable;
 }
 
 export interface PostgresStoreDatabase extends StoreDatabase {
@@ -152,4 +172,19 @@ export function toApprovalRecord(row: ApprovalsTable): ApprovalRecord {
     comment: row.comment,
     decidedAt: row.decided_at,
   };
+}
+
+export function toFlowVersionRecord(row: FlowVersionsTable): FlowVersionRecord {
+  return {
+    id: row.id,
+    version: row.version,
+    name: row.name,
+    doc: JSON.parse(row.doc) as Json,
+    createdAt: row.created_at,
+  };
+}
+
+/** The document as stored: `version` set to the version it is saved as (in place when it had one). */
+export function withVersion(doc: Json & { id: string; name: string }, version: number): string {
+  return JSON.stringify({ ...(doc as Record<string, Json>), version });
 }

@@ -13,14 +13,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
 import { type Compilable, type Expression, type ExpressionBuilder, Kysely, sql } from 'kysely';
+import { SqliteFlowStore, type SyncWriter } from './flow-store.ts';
 import { KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
-import type { CommitBatch, JournalEntry, RunStore } from './types.ts';
+import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -246,11 +247,77 @@ class SqliteRunStore extends KyselyRunStore {
    * more scattered pages per commit) nor a max(seq) lookup, only its INSERT.
    */
   readonly #runs = new Map<string, RunState>();
+  readonly flows: FlowStore;
+  readonly #sync: SyncWriter;
 
   constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync) {
     super(db);
     this.#raw = raw;
     this.#stmts = prepareStatements(db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(), raw);
+    const s = this.#stmts;
+    this.#sync = {
+      transaction: <T>(fn: () => T): T => {
+        s.begin.run();
+        try {
+          const result = fn();
+          s.commit.run();
+          return result;
+        } catch (error) {
+          if (raw.isTransaction) s.rollback.run();
+          throw error;
+        }
+      },
+      all: (query) => {
+        const { sql: text, parameters } = query.compile();
+        return raw.prepare(text).all(...(parameters as SQLInputValue[])) as Record<string, unknown>[];
+      },
+      run: (query) => {
+        const { sql: text, parameters } = query.compile();
+        return raw.prepare(text).run(...(parameters as SQLInputValue[]));
+      },
+    };
+    this.flows = new SqliteFlowStore(db, this.#sync);
+  }
+
+  /**
+   * The run and its descendants with their logs and approvals, synchronously in one write
+   * transaction (like commit, so neither can interleave with the other). Each run's log is
+   * deleted as its position range first; foreign keys are off meanwhile, because deleting a
+   * runs row would otherwise scan all of run_log (run_log.run_id has no index) for the cascade.
+   * (That pragma cannot change inside a transaction, so it is set around it.)
+   */
+  override async deleteRun(id: string): Promise<boolean> {
+    const db = this.db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>();
+    const sync = this.#sync;
+    this.#raw.exec('PRAGMA foreign_keys = OFF');
+    try {
+      return sync.transaction(() => {
+        const runs = new Map<string, number>();
+        let level = sync.all(db.selectFrom('runs').select(['id', 'num']).where('id', '=', id));
+        while (level.length > 0) {
+          for (const row of level) runs.set(row.id as string, Number(row.num));
+          const parents = level.map((row) => row.id as string);
+          level = sync
+            .all(db.selectFrom('runs').select(['id', 'num']).where('parent_run_id', 'in', parents))
+            .filter((row) => !runs.has(row.id as string));
+        }
+        if (runs.size === 0) return false;
+        for (const [runId, num] of runs) {
+          sync.run(
+            db
+              .deleteFrom('run_log')
+              .where('pos', '>=', num * SEQ_SPAN)
+              .where('pos', '<', (num + 1) * SEQ_SPAN),
+          );
+          sync.run(db.deleteFrom('approvals').where('run_id', '=', runId));
+          sync.run(db.deleteFrom('runs').where('id', '=', runId));
+          this.#runs.delete(runId);
+        }
+        return true;
+      });
+    } finally {
+      this.#raw.exec('PRAGMA foreign_keys = ON');
+    }
   }
 
   /**

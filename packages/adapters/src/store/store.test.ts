@@ -326,6 +326,99 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(await store.getApproval(runId, 'nope')).toBeUndefined();
   });
 
+  const flowDoc = (id: string, name = `Flow ${id}`, extra: Record<string, unknown> = {}) => ({
+    irVersion: 1,
+    id,
+    name,
+    ...extra,
+    steps: [{ id: 'a', type: 'transform', value: '=1' }],
+  });
+
+  it('saves flows as increasing immutable versions and reads the latest or a given one', async () => {
+    const id = uid('flow');
+    const v1 = await store.flows.save(flowDoc(id, 'First', { version: 7 }));
+    expect(v1).toMatchObject({ id, version: 1, name: 'First' });
+    // The doc's own version is replaced in place (key order kept).
+    expect(JSON.stringify(v1.doc)).toBe(JSON.stringify(flowDoc(id, 'First', { version: 1 })));
+    const v2 = await store.flows.save(flowDoc(id, 'Second'));
+    expect(v2.version).toBe(2);
+    expect(v2.doc).toEqual({ ...flowDoc(id, 'Second'), version: 2 });
+
+    expect(await store.flows.get(id)).toEqual(v2);
+    expect(await store.flows.get(id, 1)).toEqual(v1);
+    expect(await store.flows.get(id, 3)).toBeUndefined();
+    expect(await store.flows.get('missing')).toBeUndefined();
+    expect((await store.flows.versions(id)).map((v) => [v.version, v.name])).toEqual([
+      [1, 'First'],
+      [2, 'Second'],
+    ]);
+    const summary = (await store.flows.list()).find((f) => f.id === id);
+    expect(summary).toMatchObject({ id, name: 'Second', latestVersion: 2, createdAt: v1.createdAt });
+    expect(summary?.updatedAt).toBeGreaterThanOrEqual(v1.createdAt);
+  });
+
+  it('gives concurrent saves of one flow distinct versions, across connections', async () => {
+    const id = uid('flow');
+    const other = await open();
+    const saved = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? store : other).flows.save(flowDoc(id, `n${i}`))),
+    );
+    expect(saved.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(await store.flows.versions(id)).toHaveLength(12);
+    expect((await other.flows.get(id))?.version).toBe(12);
+  });
+
+  it('deletes a flow with its versions; saving the id again continues the numbering', async () => {
+    const id = uid('flow');
+    await store.flows.save(flowDoc(id));
+    await store.flows.save(flowDoc(id));
+    expect(await store.flows.delete(id)).toBe(true);
+    expect(await store.flows.delete(id)).toBe(false);
+    expect(await store.flows.delete('missing')).toBe(false);
+    expect(await store.flows.get(id)).toBeUndefined();
+    expect(await store.flows.get(id, 1)).toBeUndefined();
+    expect(await store.flows.versions(id)).toEqual([]);
+    expect((await store.flows.list()).some((f) => f.id === id)).toBe(false);
+    const again = await store.flows.save(flowDoc(id, 'Reborn'));
+    expect(again.version).toBe(3);
+    expect((await store.flows.list()).find((f) => f.id === id)).toMatchObject({ latestVersion: 3, name: 'Reborn' });
+    expect((await store.flows.versions(id)).map((v) => v.version)).toEqual([3]);
+  });
+
+  it('deletes a run with its events, journal, approvals and child runs, and nothing else', async () => {
+    const root = await created();
+    const child = await created({ parentRunId: root, parentStepId: 's' });
+    const grandchild = await created({ parentRunId: child, parentStepId: 't' });
+    const bystander = await created();
+    for (const runId of [root, child, grandchild, bystander]) {
+      await store.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
+      await store.commit([{ runId, journal: [completed('b')], events: stepEvents('b') }]);
+      await store.requestApproval({ runId, stepId: 'ok', prompt: 'Ship?', deadline: null, now: 1 });
+    }
+    expect(await store.deleteRun(child)).toBe(true);
+    for (const runId of [child, grandchild]) {
+      expect(await store.getRun(runId)).toBeUndefined();
+      expect(await store.readEvents(runId)).toEqual([]);
+      expect(await store.loadJournal(runId)).toEqual([]);
+      expect(await store.listApprovals({ runId })).toEqual([]);
+    }
+    expect(await store.readEvents(root)).toHaveLength(4);
+    expect(await store.deleteRun(root)).toBe(true);
+    expect(await store.deleteRun(root)).toBe(false);
+    expect(await store.deleteRun('missing')).toBe(false);
+    expect(await store.getRun(root)).toBeUndefined();
+    expect(await store.readEvents(root)).toEqual([]);
+    expect(await store.listApprovals({ runId: root })).toEqual([]);
+    // The others are untouched and still take commits.
+    expect(await store.readEvents(bystander)).toHaveLength(4);
+    expect(await store.loadJournal(bystander)).toHaveLength(2);
+    expect(await store.listApprovals({ runId: bystander })).toHaveLength(1);
+    const more = await store.commit([{ runId: bystander, journal: [], events: stepEvents('c') }]);
+    expect(more).toHaveLength(2);
+    // A deleted run takes no more commits.
+    await expect(store.commit([{ runId: root, journal: [], events: stepEvents('z') }])).rejects.toThrow();
+  });
+
   it('migrates idempotently: opening again keeps the data', async () => {
     const runId = await created();
     await store.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);

@@ -79,9 +79,46 @@ export interface ApprovalDecision {
   at: number;
 }
 
+/** One saved version of a flow. Versions are immutable; every save adds the next one. */
+export interface FlowVersionRecord {
+  id: string;
+  version: number;
+  name: string;
+  /** The IR document as saved, with `version` set to this version. */
+  doc: Json;
+  createdAt: number;
+}
+
+export interface FlowSummary {
+  id: string;
+  name: string;
+  latestVersion: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The flow table the API keeps: flows by id, each with its immutable versions. */
+export interface FlowStore {
+  /**
+   * Saves `doc` as the next version of flow `doc.id` (1 for a new flow) and returns it. Two
+   * concurrent saves of one flow get two different versions, never the same one.
+   */
+  save(doc: Json & { id: string; name: string }): Promise<FlowVersionRecord>;
+  /** The given version, or the latest when `version` is omitted; undefined for an unknown or deleted flow. */
+  get(id: string, version?: number): Promise<FlowVersionRecord | undefined>;
+  list(): Promise<FlowSummary[]>;
+  versions(id: string): Promise<{ version: number; name: string; createdAt: number }[]>;
+  /** Removes the flow and all its versions (runs keep their pinned snapshot); false if unknown. */
+  delete(id: string): Promise<boolean>;
+}
+
 export interface RunStore {
   readonly dialect: 'sqlite' | 'postgres';
+  readonly flows: FlowStore;
   close(): Promise<void>;
+
+  /** Removes a run with its log and approvals, and its child runs; false if unknown. */
+  deleteRun(id: string): Promise<boolean>;
 
   createRun(run: NewRun): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;

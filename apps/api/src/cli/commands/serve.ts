@@ -1,0 +1,127 @@
+/**
+ * `weft serve`: the API server on the embedded defaults (SQLite under WEFT_DATA, or DATABASE_URL),
+ * with the in-process runner. Runs a crash left behind are resumed at start; SIGINT/SIGTERM close
+ * the server, then the runner and the store (interrupted runs stay resumable).
+ */
+import { resolve } from 'node:path';
+import type { ApiServices } from '../../server/services.ts';
+import { type Command, parseCommandArgs } from '../args.ts';
+import { readEnv } from '../context.ts';
+import { CliError, EXIT, redact, stderr, stdout, UsageError } from '../output.ts';
+
+const usage = `Usage: weft serve [--port <n>] [--host <addr>] [--web-origin <url>]
+
+Starts the Weft API: tRPC at /trpc, GET /health. Prints "Weft API listening on <url>".
+
+Options:
+  --port <n>          port to listen on (default: $PORT, else 3001; 0 picks a free one)
+  --host <addr>       address to listen on (default: 127.0.0.1, this machine only)
+  --web-origin <url>  the one browser origin allowed to call the API (default: $WEFT_WEB_ORIGIN;
+                      none: the editor is served from the same origin)
+  -h, --help          show this help
+
+Environment:
+  WEFT_DATA      data folder (default: data/)     DATABASE_URL  postgres://… instead of SQLite
+  WEFT_TOKEN     bearer token every call must carry. Listening beyond loopback without one,
+                 a token is generated, stored in <WEFT_DATA>/token (0600) and printed.
+  WEFT_LOG_LEVEL pino level for the JSON logs on stderr (default: info)`;
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'start the API server (tRPC at /trpc, GET /health)',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: { port: { type: 'string' }, host: { type: 'string' }, 'web-origin': { type: 'string' } },
+      positionals: { min: 0, max: 0, names: '' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const port = parsePort(args.values.port ?? process.env.PORT, args.values.port !== undefined ? '--port' : 'PORT');
+    const host = args.values.host || '127.0.0.1';
+    const webOrigin = args.values['web-origin'] || process.env.WEFT_WEB_ORIGIN || undefined;
+    if (webOrigin !== undefined && !URL.canParse(webOrigin)) {
+      throw new UsageError(`--web-origin must be a URL such as http://localhost:5173 (got '${webOrigin}')`, usage);
+    }
+    const env = readEnv();
+
+    // Loaded here: the server, the runner and the model SDKs are not worth loading for --help.
+    const [{ createServices }, { startServer }, { resolveToken }] = await Promise.all([
+      import('../../server/services.ts'),
+      import('../../server/http.ts'),
+      import('../../server/auth.ts'),
+    ]);
+    const token = await resolveToken({ host, dataDir: env.dataDir });
+    let services: ApiServices;
+    try {
+      services = await createServices({
+        ...(env.databaseUrl ? { databaseUrl: env.databaseUrl } : { dataDir: env.dataDir }),
+      });
+    } catch (error) {
+      const where = env.databaseUrl ? 'the PostgreSQL database in DATABASE_URL' : resolve(env.dataDir);
+      throw new CliError(`cannot open the run store (${where}): ${redact(messageOf(error))}`);
+    }
+    const log = services.log;
+
+    let server: Awaited<ReturnType<typeof startServer>>;
+    try {
+      server = await startServer({ services, port, host, token: token.token, webOrigin: webOrigin ?? null });
+    } catch (error) {
+      await services.close().catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new CliError(`port ${port} on ${host} is already in use (try --port or PORT)`);
+      if (code === 'EADDRNOTAVAIL') throw new CliError(`cannot listen on ${host}: no such local address`);
+      throw error;
+    }
+
+    stdout.write(`Weft API listening on ${server.url}\n`);
+    if (token.source === 'generated') {
+      stdout.write(
+        `A bearer token is required beyond loopback. Generated one, stored in ${token.file}:\n` +
+          `  WEFT_TOKEN=${token.token}\n`,
+      );
+    } else if (token.source === 'file') {
+      stdout.write(`A bearer token is required: the one stored in ${token.file} (or set WEFT_TOKEN).\n`);
+    } else if (token.source === 'env') {
+      stdout.write('A bearer token is required: WEFT_TOKEN.\n');
+    }
+    log.info({ url: server.url, auth: token.source !== 'none', webOrigin: webOrigin ?? null }, 'listening');
+
+    // Resume what a crash left behind, without holding up requests: recover() runs each run to
+    // its next stop, which for a long agent loop is a while.
+    const recovery = services.runner.recover().then(
+      (outcomes) => log.info({ recovered: outcomes.length }, `recovered ${outcomes.length} run(s)`),
+      (error: unknown) => log.error({ err: error }, 'recovering runs failed'),
+    );
+
+    const signal = await new Promise<NodeJS.Signals>((done) => {
+      process.once('SIGINT', () => done('SIGINT'));
+      process.once('SIGTERM', () => done('SIGTERM'));
+    });
+    log.info({ signal }, 'shutting down');
+    // A second signal while closing: leave at once.
+    const force = () => process.exit(EXIT.failed);
+    process.once('SIGINT', force);
+    process.once('SIGTERM', force);
+    await server.close();
+    await services.close();
+    await recovery;
+    stderr.write('Weft API stopped.\n');
+    return EXIT.ok;
+  },
+};
+
+function parsePort(raw: string | undefined, flag: string): number {
+  if (raw === undefined || raw === '') return 3001;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65_535) {
+    throw new UsageError(`${flag} must be a port number from 0 to 65535 (got '${raw}')`, usage);
+  }
+  return Number(raw);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

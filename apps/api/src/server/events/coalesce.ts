@@ -1,0 +1,29 @@
+import type { RunEvent } from '@weft/engine';
+
+/** The run's end: nothing follows it. */
+export function isTerminal(event: RunEvent): boolean {
+  return event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled';
+}
+
+/**
+ * Merges consecutive `step.delta` events of the same step into one: the texts joined, the last
+ * one's seq and time. Seqs stay increasing, so a client resuming from a merged event's seq
+ * misses nothing.
+ */
+export function coalesceDeltas(events: readonly RunEvent[]): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (const event of events) {
+    const previous = out.at(-1);
+    if (
+      event.type === 'step.delta' &&
+      previous?.type === 'step.delta' &&
+      previous.stepId === event.stepId &&
+      previous.runId === event.runId
+    ) {
+      out[out.length - 1] = { ...event, text: previous.text + event.text };
+    } else {
+      out.push(event);
+    }
+  }
+  return out;
+}

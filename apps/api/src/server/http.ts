@@ -1,0 +1,207 @@
+/**
+ * The API over HTTP: a plain `node:http` server with `GET /health` (open), tRPC at `/trpc`
+ * (queries, mutations and SSE subscriptions), and nothing else (404, as JSON).
+ *
+ * - Auth: `Authorization: Bearer <token>` is checked (constant time) into the context; the
+ *   `procedure` middleware refuses when a token is configured and the request lacks it.
+ * - CORS: only `webOrigin` gets `Access-Control-Allow-Origin` (and preflight answers). Without
+ *   it the editor is same-origin (served by this server) and no CORS header is ever sent. A
+ *   request to `/trpc` that a browser sends from any other origin is refused with 403, so a web
+ *   page cannot drive a token-less loopback server with "simple" cross-site requests.
+ * - Body limit: `maxBodyBytes` (default 1 MiB + 64 KiB of envelope). A larger declared body is
+ *   refused with 413 before it is read; a chunked one is cut off by tRPC with the same 413.
+ * - Every request is logged (method, path, status, ms) — never its headers or query.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AnyRouter } from '@trpc/server';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { checkBearer, userLabel } from './auth.ts';
+import type { ApiContext } from './context.ts';
+import { appRouter } from './router.ts';
+import type { ApiServices } from './services.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024 + 64 * 1024;
+
+export interface ServerOptions {
+  services: ApiServices;
+  port?: number;
+  host?: string;
+  /** Required by every procedure when set. */
+  token?: string | null;
+  /** The one origin (e.g. `http://localhost:5173`) allowed to call the API from a browser. */
+  webOrigin?: string | null;
+  maxBodyBytes?: number;
+  /** How long in-flight requests (and live streams) get on close before they are cut. */
+  closeGraceMs?: number;
+  /** Another router over the same context (default: the app's). */
+  router?: AnyRouter;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const ALLOWED_METHODS = 'GET, POST, OPTIONS';
+const ALLOWED_HEADERS = 'authorization, content-type, x-weft-user, trpc-accept, last-event-id';
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const { services } = options;
+  const log = services.log.child({ component: 'http' });
+  const token = options.token || null;
+  const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
+  const trpc = createHTTPHandler({
+    router: options.router ?? appRouter,
+    basePath: '/trpc/',
+    maxBodySize: maxBodyBytes,
+    createContext: ({ req }): ApiContext => ({
+      services,
+      auth: checkBearer(req.headers.authorization, token),
+      user: userLabel(req.headers['x-weft-user']),
+    }),
+    onError: ({ error, path }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: error, procedure: path }, 'procedure failed');
+    },
+  });
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const path = pathOf(req);
+    res.on('close', () => {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      const entry = {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      };
+      if (res.statusCode >= 500) log.error(entry, 'request');
+      else log.info(entry, 'request');
+    });
+    try {
+      route(req, res, path);
+    } catch (error) {
+      log.error({ err: error, method: req.method, path }, 'request failed');
+      if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'internal server error');
+      else res.destroy();
+    }
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (path === '/health') {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('allow', 'GET, HEAD');
+        sendError(res, 405, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on /health`);
+        return;
+      }
+      applyCors(req, res);
+      sendJson(res, 200, { ok: true });
+      return;
+    }
+    if (path !== '/trpc' && !path.startsWith('/trpc/')) {
+      sendError(res, 404, 'NOT_FOUND', `no such endpoint: ${req.method} ${path}`);
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isAllowedOrigin(req, origin)) {
+      sendError(res, 403, 'FORBIDDEN', `requests from origin ${origin} are not allowed`);
+      return;
+    }
+    applyCors(req, res);
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.setHeader('access-control-allow-methods', ALLOWED_METHODS);
+      res.setHeader('access-control-allow-headers', ALLOWED_HEADERS);
+      res.setHeader('access-control-max-age', '600');
+      res.end();
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) {
+      // Refuse before reading; the connection is closed after the answer, so whatever the
+      // client still sends is dropped rather than parsed.
+      res.setHeader('connection', 'close');
+      sendError(res, 413, 'PAYLOAD_TOO_LARGE', `the request body is ${declared} bytes; the limit is ${maxBodyBytes}`);
+      req.resume();
+      return;
+    }
+    trpc(req, res);
+  }
+
+  /** Same-origin requests (the editor served from here), and the configured web origin. */
+  function isAllowedOrigin(req: IncomingMessage, origin: string): boolean {
+    if (webOrigin !== null && origin === webOrigin) return true;
+    const host = req.headers.host;
+    return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+  }
+
+  function applyCors(req: IncomingMessage, res: ServerResponse): void {
+    if (webOrigin === null) return;
+    res.setHeader('vary', 'Origin');
+    if (req.headers.origin === webOrigin) {
+      res.setHeader('access-control-allow-origin', webOrigin);
+      res.setHeader('access-control-allow-credentials', 'true');
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Live event streams never end by themselves: give in-flight work a moment, then cut.
+        const timer = setTimeout(() => server.closeAllConnections(), options.closeGraceMs ?? 1_000);
+        timer.unref();
+      });
+      return closing;
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  const raw = req.url ?? '/';
+  const end = raw.search(/[?#]/);
+  return end === -1 ? raw : raw.slice(0, end);
+}
+
+/** tRPC's error shape, so a tRPC client reads these like its own. */
+const JSON_RPC_CODES: Record<string, number> = {
+  NOT_FOUND: -32004,
+  FORBIDDEN: -32003,
+  METHOD_NOT_SUPPORTED: -32005,
+  PAYLOAD_TOO_LARGE: -32013,
+  INTERNAL_SERVER_ERROR: -32603,
+};
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, {
+    error: { message, code: JSON_RPC_CODES[code] ?? -32603, data: { code, httpStatus: status } },
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}

@@ -1,0 +1,19 @@
+/** The API: one router per feature. `AppRouter` is the only thing the web app imports. */
+import { approvalsRouter } from './routers/approvals.ts';
+import { flowsRouter } from './routers/flows.ts';
+import { modelsRouter } from './routers/models.ts';
+import { runsRouter } from './routers/runs.ts';
+import { toolsRouter } from './routers/tools.ts';
+import { createCallerFactory, router } from './trpc.ts';
+
+export const appRouter = router({
+  flows: flowsRouter,
+  runs: runsRouter,
+  approvals: approvalsRouter,
+  models: modelsRouter,
+  tools: toolsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);

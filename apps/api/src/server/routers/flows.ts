@@ -1,0 +1,184 @@
+/**
+ * Flows: the documents the editor edits. Every save is a new immutable version (the latest is
+ * what runs by default); every write is checked with the engine's `validateFlow` against all
+ * stored flows, so spawn targets and spawn cycles are checked too. An invalid document is a
+ * BAD_REQUEST whose `data.flowErrors` lists the engine's problems, each pinned to a step id and
+ * a JSON path (see FlowValidationError and trpc.ts's errorFormatter).
+ */
+
+import { TRPCError } from '@trpc/server';
+import type { FlowVersionRecord, RunStore } from '@weft/adapters/store';
+import type { Json, ValidationIssue } from '@weft/engine';
+import { validateFlow } from '@weft/engine';
+import { z } from 'zod';
+import { storeFlowSource } from '../flow-source.ts';
+import { procedure, router } from '../trpc.ts';
+
+/** The engine's flow id rule (ir/common.ts): slugs. */
+const flowId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lowercase letters, digits, - and _');
+const version = z.int().min(1);
+/** A flow document: an object here; everything inside it is the engine's to judge. */
+const flowDoc = z.record(z.string(), z.unknown());
+/** Imported files are read whole: a generous bound well above any real flow. */
+const MAX_IMPORT_CHARS = 5_000_000;
+
+type FlowDoc = Json & { id: string; name: string };
+
+/**
+ * The `cause` of a BAD_REQUEST for an invalid flow. trpc.ts's errorFormatter copies `flowErrors`
+ * into `error.data.flowErrors` so that HTTP clients get them too (found by that property, not
+ * by class, so trpc.ts need not import the routers).
+ */
+export class FlowValidationError extends Error {
+  readonly flowErrors: ValidationIssue[];
+
+  constructor(flowErrors: ValidationIssue[]) {
+    super(describeIssues(flowErrors));
+    this.name = 'FlowValidationError';
+    this.flowErrors = flowErrors;
+  }
+}
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  return issues
+    .map((issue) => `${issue.path || '(flow)'}${issue.stepId ? ` [step ${issue.stepId}]` : ''}: ${issue.message}`)
+    .join('; ');
+}
+
+/** validateFlow against every stored flow, `doc` standing in for the stored flow of its id. */
+async function check(store: RunStore, doc: unknown): Promise<{ ok: true } | { ok: false; errors: ValidationIssue[] }> {
+  const flows = new Map(await storeFlowSource(store).documents());
+  const id = (doc as { id?: unknown } | null)?.id;
+  if (typeof id === 'string') flows.set(id, doc);
+  const result = validateFlow(doc, { flows });
+  return result.ok ? { ok: true } : { ok: false, errors: result.errors };
+}
+
+/** Validates `doc` and throws the BAD_REQUEST of an invalid flow. */
+async function requireValid(store: RunStore, doc: unknown): Promise<FlowDoc> {
+  const result = await check(store, doc);
+  if (!result.ok) {
+    const cause = new FlowValidationError(result.errors);
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `invalid flow: ${cause.message}`, cause });
+  }
+  return doc as FlowDoc;
+}
+
+async function requireFlow(store: RunStore, id: string, version?: number): Promise<FlowVersionRecord> {
+  const record = await store.flows.get(id, version);
+  if (record) return record;
+  const exists = version !== undefined && (await store.flows.get(id)) !== undefined;
+  throw new TRPCError({
+    code: 'NOT_FOUND',
+    message: exists ? `flow '${id}' has no version ${version}` : `no flow '${id}'`,
+  });
+}
+
+/** JSON.parse with the failure placed as line and column, for a file the user picked. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    let where = '';
+    const lineColumn = /line (\d+) column (\d+)/.exec(message);
+    const position = /position (\d+)/.exec(message);
+    if (lineColumn) where = ` at line ${lineColumn[1]}, column ${lineColumn[2]}`;
+    else if (position) {
+      const before = text.slice(0, Number(position[1])).split('\n');
+      where = ` at line ${before.length}, column ${before.at(-1)!.length + 1}`;
+    } else if (/end of JSON input/i.test(message)) {
+      const lines = text.split('\n');
+      where = ` at line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
+    }
+    const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '');
+    throw new TRPCError({ code: 'BAD_REQUEST', message: `the file is not valid JSON${where}: ${reason}` });
+  }
+}
+
+export const flowsRouter = router({
+  /** A new flow (version 1); CONFLICT when the id is taken. */
+  create: procedure.input(z.object({ doc: flowDoc })).mutation(async ({ ctx, input }) => {
+    const { store } = ctx.services;
+    const doc = await requireValid(store, input.doc);
+    if (await store.flows.get(doc.id)) {
+      throw new TRPCError({
+        code: 'CONFLICT',
+        message: `a flow '${doc.id}' exists already; save a new version instead`,
+      });
+    }
+    return store.flows.save(doc);
+  }),
+
+  /** Every flow with its latest version, most recently saved first. */
+  list: procedure.input(z.object({}).optional()).query(({ ctx }) => ctx.services.store.flows.list()),
+
+  /** A version of a flow (the latest when none is given). */
+  get: procedure
+    .input(z.object({ id: flowId, version: version.optional() }))
+    .query(({ ctx, input }) => requireFlow(ctx.services.store, input.id, input.version)),
+
+  /** A flow's versions, oldest first. */
+  versions: procedure.input(z.object({ id: flowId })).query(async ({ ctx, input }) => {
+    await requireFlow(ctx.services.store, input.id);
+    return ctx.services.store.flows.versions(input.id);
+  }),
+
+  /** A new immutable version of an existing flow. */
+  save: procedure.input(z.object({ id: flowId, doc: flowDoc })).mutation(async ({ ctx, input }) => {
+    const { store } = ctx.services;
+    if (input.doc.id !== input.id) {
+      throw new TRPCError({
+        code: 'BAD_REQUEST',
+        message: `doc.id (${JSON.stringify(input.doc.id)}) must be the flow's id '${input.id}'`,
+      });
+    }
+    await requireFlow(store, input.id);
+    return store.flows.save(await requireValid(store, input.doc));
+  }),
+
+  /** A new flow (version 1) from the latest version of another. */
+  duplicate: procedure
+    .input(z.object({ id: flowId, newId: flowId, name: z.string().min(1).max(200).optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const { store } = ctx.services;
+      const source = await requireFlow(store, input.id);
+      if (await store.flows.get(input.newId)) {
+        throw new TRPCError({ code: 'CONFLICT', message: `a flow '${input.newId}' exists already` });
+      }
+      const { version: _version, ...rest } = source.doc as Record<string, Json>;
+      const doc = { ...rest, id: input.newId, name: input.name ?? `${source.name} (copy)` };
+      return store.flows.save(await requireValid(store, doc));
+    }),
+
+  /** Removes a flow and all its versions (runs keep their pinned snapshot). */
+  delete: procedure.input(z.object({ id: flowId })).mutation(async ({ ctx, input }) => {
+    if (!(await ctx.services.store.flows.delete(input.id))) {
+      throw new TRPCError({ code: 'NOT_FOUND', message: `no flow '${input.id}'` });
+    }
+    return { id: input.id, deleted: true as const };
+  }),
+
+  /** The engine's verdict on a document, never an error for bad IR. */
+  validate: procedure
+    .input(z.object({ doc: z.unknown() }))
+    .query(({ ctx, input }) => check(ctx.services.store, input.doc)),
+
+  /** An IR JSON file: a new flow, or a new version when its id exists. */
+  import: procedure.input(z.object({ json: z.string().max(MAX_IMPORT_CHARS) })).mutation(async ({ ctx, input }) => {
+    const { store } = ctx.services;
+    const parsed = parseJson(input.json);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: 'the file must hold a flow document (a JSON object)' });
+    }
+    const doc = await requireValid(store, parsed);
+    const created = (await store.flows.get(doc.id)) === undefined;
+    return { created, flow: await store.flows.save(doc) };
+  }),
+
+  /** The IR JSON file of a version (the latest when none is given). */
+  export: procedure.input(z.object({ id: flowId, version: version.optional() })).query(async ({ ctx, input }) => {
+    const record = await requireFlow(ctx.services.store, input.id, input.version);
+    return { filename: `${record.id}.json`, json: `${JSON.stringify(record.doc, null, 2)}\n` };
+  }),
+});
