@@ -49,6 +49,7 @@ Run \`weft <command> --help\` for a command's options.
 Environment:
   WEFT_DATA             data folder for the SQLite run store (default: data/)
   PORT, WEFT_TOKEN      \`weft serve\`: port (default 3001) and the bearer token it requires
+  WEFT_SERVER           default for --server: talk to a running \`weft serve\` (sends WEFT_TOKEN)
   DATABASE_URL          postgres://… to keep runs in PostgreSQL instead
   OPENAI_API_KEY, ANTHROPIC_API_KEY, WEFT_LOCAL_BASE_URL   model providers (mock:echo needs none)
   WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)`;

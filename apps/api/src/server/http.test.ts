@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,37 @@ describe('HTTP server', () => {
     expect(response.status).toBe(200);
     const body = await json(response);
     expect(body.result).toBeDefined();
+  });
+
+  it('refuses a foreign Host header on a token-less loopback server (DNS rebinding)', async () => {
+    const get = (url: string, host: string | undefined) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(url, { headers: host === undefined ? {} : { host } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const port = open.port;
+    const evil = await get(`${open.url}/trpc/models.list`, 'evil.example');
+    expect(evil.status).toBe(403);
+    const error = JSON.parse(evil.body).error;
+    expect(error.data.code).toBe('FORBIDDEN');
+    expect(error.message).toMatch(/Host "evil\.example" is not allowed/);
+    expect((await get(`${open.url}/health`, `evil.example:${port}`)).status).toBe(403);
+    // The right name on the wrong port is refused too.
+    expect((await get(`${open.url}/health`, `localhost:${port + 1}`)).status).toBe(403);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `LocalHost:${port}`]) {
+      expect((await get(`${open.url}/trpc/models.list`, host)).status, host).toBe(200);
+    }
+    // With a token configured any Host is fine (the token is the guard).
+    const guardedHealth = await get(`${guarded.url}/health`, 'evil.example');
+    expect(guardedHealth.status).toBe(200);
   });
 
   it('answers an unknown path with 404 JSON', async () => {

@@ -8,6 +8,11 @@
  *   it the editor is same-origin (served by this server) and no CORS header is ever sent. A
  *   request to `/trpc` that a browser sends from any other origin is refused with 403, so a web
  *   page cannot drive a token-less loopback server with "simple" cross-site requests.
+ * - Host: on a loopback address without a token, only `localhost`, `127.0.0.1` and `[::1]` with
+ *   the server's port are accepted as the `Host` header (403 otherwise). That closes DNS
+ *   rebinding: a web page whose domain re-resolves to 127.0.0.1 is same-origin with itself, so
+ *   the Origin check cannot stop it, but its requests carry its own domain as Host. With a token
+ *   any Host is fine (the page cannot know the token).
  * - Body limit: `maxBodyBytes` (default 1 MiB + 64 KiB of envelope). A larger declared body is
  *   refused with 413 before it is read; a chunked one is cut off by tRPC with the same 413.
  * - Every request is logged (method, path, status, ms) — never its headers or query.
@@ -16,7 +21,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import { checkBearer, userLabel } from './auth.ts';
+import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -53,6 +58,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const token = options.token || null;
   const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** The `Host` headers accepted (lower case), or null for any; set once listening. */
+  let allowedHosts: Set<string> | null = null;
+  let port = 0;
 
   const trpc = createHTTPHandler({
     router: options.router ?? appRouter,
@@ -93,6 +101,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
 
   function route(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (allowedHosts !== null && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
+      const given = req.headers.host === undefined ? 'no Host header' : `Host ${JSON.stringify(req.headers.host)}`;
+      sendError(
+        res,
+        403,
+        'FORBIDDEN',
+        `${given} is not allowed: this server listens on loopback without a token and answers only ` +
+          `localhost, 127.0.0.1 or [::1] on port ${port} (set WEFT_TOKEN to accept other host names)`,
+      );
+      return;
+    }
     if (path === '/health') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
@@ -159,6 +178,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
+  port = address.port;
+  if (token === null && isLoopback(address.address)) {
+    const names = ['localhost', '127.0.0.1', '[::1]', host.toLowerCase()];
+    allowedHosts = new Set(names.map((name) => `${name}:${port}`));
+    // A client may leave out the default port.
+    if (port === 80) for (const name of names) allowedHosts.add(name);
+    // A dev proxy in front of the web app may pass the web origin's (loopback) host on.
+    if (webOrigin !== null) {
+      const web = new URL(webOrigin);
+      if (isLoopback(web.hostname)) allowedHosts.add(web.host.toLowerCase());
+    }
+  }
 
   let closing: Promise<void> | undefined;
   return {

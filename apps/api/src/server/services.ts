@@ -7,7 +7,8 @@ import { createExecutorRegistry, type HostTool } from '@weft/adapters/executors'
 import { InProcessRunner } from '@weft/adapters/inprocess';
 import { openStore, type RunStore } from '@weft/adapters/store';
 import type { Logger } from 'pino';
-import { EventBus } from './events/bus.ts';
+import { type BusTransport, EventBus, LocalTransport } from './events/bus.ts';
+import { PgTransport } from './events/pg-transport.ts';
 import { storeFlowSource } from './flow-source.ts';
 import { createLogger } from './logger.ts';
 
@@ -46,8 +47,19 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     flows: storeFlowSource(store),
     tools,
   });
-  const bus = new EventBus(store, runner, log);
-  await bus.start();
+  // PostgreSQL: several API processes may share the database, so events cross over LISTEN/NOTIFY.
+  const transport: BusTransport =
+    store.dialect === 'postgres' && options.databaseUrl
+      ? new PgTransport({ url: options.databaseUrl, store, log })
+      : new LocalTransport();
+  const bus = new EventBus(store, runner, log, transport);
+  try {
+    await bus.start();
+  } catch (error) {
+    await runner.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   return {
     store,
     runner,

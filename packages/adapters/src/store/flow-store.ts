@@ -5,6 +5,10 @@
  * connection inside BEGIN IMMEDIATE (see SqliteFlowStore), because an async transaction on the
  * one SQLite connection could interleave with the run log's synchronous commits.
  *
+ * Create: `create` inserts the flow's row only when the id is free (ON CONFLICT … DO UPDATE …
+ * WHERE deleted, which returns no row for a live flow), in the same transaction as version 1,
+ * so of two concurrent creates of one id exactly one wins.
+ *
  * Versions: `flows.latest_version` is bumped by an upsert, which takes the flow's row lock (PG)
  * or runs under the write lock (SQLite), so concurrent saves of one flow get distinct versions.
  */
@@ -33,6 +37,29 @@ export function upsertFlow(db: Kysely<StoreDatabase>, id: string, name: string, 
           .else(eb.ref('flows.created_at'))
           .end(),
       })),
+    )
+    .returning('latest_version');
+}
+
+/**
+ * Inserts the flow's row at version 1 only when no live row has its id (a deleted flow's row is
+ * revived at its next version, as `save` does); returns the version, or no row when the id is taken.
+ */
+export function insertFlowIfAbsent(db: Kysely<StoreDatabase>, id: string, name: string, now: number) {
+  return db
+    .insertInto('flows')
+    .values({ id, name, latest_version: 1, deleted: 0, created_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({
+          latest_version: eb('flows.latest_version', '+', 1),
+          name: eb.ref('excluded.name'),
+          updated_at: eb.ref('excluded.updated_at'),
+          created_at: eb.ref('excluded.created_at'),
+          deleted: 0,
+        }))
+        .where('flows.deleted', '=', 1),
     )
     .returning('latest_version');
 }
@@ -70,6 +97,17 @@ export class KyselyFlowStore implements FlowStore {
       return latest_version;
     });
     return record(doc, version, now);
+  }
+
+  async create(doc: FlowDoc): Promise<FlowVersionRecord | undefined> {
+    const now = Date.now();
+    const version = await this.db.transaction().execute(async (trx) => {
+      const row = await insertFlowIfAbsent(trx, doc.id, doc.name, now).executeTakeFirst();
+      if (row === undefined) return undefined;
+      await insertVersion(trx, doc, row.latest_version, now).execute();
+      return row.latest_version;
+    });
+    return version === undefined ? undefined : record(doc, version, now);
   }
 
   async delete(id: string): Promise<boolean> {
@@ -153,6 +191,18 @@ export class SqliteFlowStore extends KyselyFlowStore {
       return version;
     });
     return record(doc, version, now);
+  }
+
+  override async create(doc: FlowDoc): Promise<FlowVersionRecord | undefined> {
+    const now = Date.now();
+    const version = this.#sync.transaction(() => {
+      const [row] = this.#sync.all(insertFlowIfAbsent(this.db, doc.id, doc.name, now));
+      if (row === undefined) return undefined;
+      const version = Number(row.latest_version);
+      this.#sync.run(insertVersion(this.db, doc, version, now));
+      return version;
+    });
+    return version === undefined ? undefined : record(doc, version, now);
   }
 
   override async delete(id: string): Promise<boolean> {

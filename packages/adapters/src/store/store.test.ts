@@ -357,6 +357,27 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(summary?.updatedAt).toBeGreaterThanOrEqual(v1.createdAt);
   });
 
+  it('creates a flow atomically: of concurrent creates of one id, across connections, exactly one wins', async () => {
+    const id = uid('flow');
+    const other = await open();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).flows.create(flowDoc(id, `c${i}`))),
+    );
+    const won = results.filter((r) => r !== undefined);
+    expect(won).toHaveLength(1);
+    expect(won[0]).toMatchObject({ id, version: 1 });
+    expect(await store.flows.versions(id)).toHaveLength(1);
+    expect(await store.flows.get(id)).toEqual(won[0]);
+    // Taken: no new version, nothing changed.
+    expect(await store.flows.create(flowDoc(id, 'again'))).toBeUndefined();
+    expect((await store.flows.list()).find((f) => f.id === id)).toMatchObject({ latestVersion: 1, name: won[0]!.name });
+    // A deleted flow's id is free again, at its next version (as save revives it).
+    await store.flows.delete(id);
+    const revived = await other.flows.create(flowDoc(id, 'Revived'));
+    expect(revived).toMatchObject({ id, version: 2, name: 'Revived' });
+    expect((await store.flows.versions(id)).map((v) => v.version)).toEqual([2]);
+  });
+
   it('gives concurrent saves of one flow distinct versions, across connections', async () => {
     const id = uid('flow');
     const other = await open();

@@ -104,6 +104,12 @@ export interface FlowStore {
    * concurrent saves of one flow get two different versions, never the same one.
    */
   save(doc: Json & { id: string; name: string }): Promise<FlowVersionRecord>;
+  /**
+   * Saves `doc` as a new flow only when no (live) flow has its id, atomically: of concurrent
+   * creates of one id exactly one gets the record, the others undefined. A deleted flow's id is
+   * free again (its next version number, as `save` would give).
+   */
+  create(doc: Json & { id: string; name: string }): Promise<FlowVersionRecord | undefined>;
   /** The given version, or the latest when `version` is omitted; undefined for an unknown or deleted flow. */
   get(id: string, version?: number): Promise<FlowVersionRecord | undefined>;
   list(): Promise<FlowSummary[]>;

@@ -10,6 +10,7 @@ import { type Command, parseCommandArgs } from '../args.ts';
 import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
 import { BusyError, driveRun } from '../drive.ts';
 import { CliError, EXIT, formatDateTime, stderr, stdout, UsageError } from '../output.ts';
+import { connect, followRun, type Remote, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { approveCommand, getRunOrFail, rootOf, runTree, shellQuote } from '../tree.ts';
 import { isFinal } from './runs/list.ts';
 
@@ -22,6 +23,7 @@ Options:
   --by <name>       who decided (default: the OS user name)
   --flows <dir>     where \`spawn\` finds flows (default: the folder the run was started with)
   --json            print { "runId", "status", "output" } as the last line of stdout
+${SERVER_USAGE}
   -h, --help        show this help
 
 Exit status: 0 completed, 1 failed or already decided, 2 parked again.`;
@@ -38,6 +40,7 @@ export const approveCommandSpec: Command = {
         by: { type: 'string' },
         flows: { type: 'string' },
         json: { type: 'boolean' },
+        ...SERVER_OPTION,
       },
       positionals: { min: 3, max: 3, names: '<runId> <stepId> yes|no' },
     });
@@ -48,6 +51,13 @@ export const approveCommandSpec: Command = {
     const [runId, stepId, verdictText] = args.positionals as [string, string, string];
     const approved = parseVerdict(verdictText);
     if (approved === undefined) throw new UsageError(`the decision must be yes or no, got '${verdictText}'`, usage);
+    const server = serverUrl(args.values.server);
+    if (server) {
+      return approveRemote(connect(server), runId, stepId, approved, {
+        comment: args.values.comment,
+        json: args.values.json === true,
+      });
+    }
     const env = readEnv();
     const store = await openStoreFromEnv(env);
     let closeStore = true;
@@ -142,4 +152,29 @@ function alreadyDecided(approval: ApprovalRecord, rootStatus: string, rootId: st
     );
   }
   return EXIT.failed;
+}
+
+/** `approve --server`: `approvals.decide`, then follow the run tree from where it stood. */
+async function approveRemote(
+  remote: Remote,
+  runId: string,
+  stepId: string,
+  approved: boolean,
+  options: { comment: string | undefined; json: boolean },
+): Promise<number> {
+  const after = new Map<string, number>();
+  let current = await remote.call((c) => c.runs.get.query({ runId }));
+  after.set(current.run.id, current.state.seq);
+  for (let depth = 0; current.run.parentRunId && depth < 64; depth++) {
+    const parentId = current.run.parentRunId;
+    current = await remote.call((c) => c.runs.get.query({ runId: parentId }));
+    after.set(current.run.id, current.state.seq);
+  }
+  const rootId = current.run.id;
+  const decision = await remote.call((c) =>
+    c.approvals.decide.mutate({ runId, stepId, approved, ...(options.comment ? { comment: options.comment } : {}) }),
+  );
+  const verdict = stderr.style(approved ? 'green' : 'red', approved ? '☑ approved' : '☒ rejected');
+  stderr.write(`${verdict} ${stepId} of run ${runId} by ${decision.by}; the server continues it\n`);
+  return followRun(remote, rootId, { json: options.json, after });
 }

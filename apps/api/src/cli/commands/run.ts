@@ -11,6 +11,7 @@ import { openRunner, readEnv, rememberFlowsDir } from '../context.ts';
 import { driveRun } from '../drive.ts';
 import { readInputArg, readJsonFile } from '../files.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
+import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { formatIssues } from './validate.ts';
 
 export const BACKENDS = ['inprocess'] as const;
@@ -27,6 +28,8 @@ Options:
   --backend inprocess        the execution backend (only inprocess from the CLI for now)
   --json                     print { "runId", "status", "output" } as the last line of stdout
                              (runId null and status "invalid" when no run could start)
+${SERVER_USAGE}
+                             (the flow file is imported there: a new flow or a new version)
   -h, --help                 show this help
 
 Approvals without --approve are asked at the terminal when there is one; otherwise the run
@@ -48,6 +51,7 @@ export const runCommand: Command = {
         approve: { type: 'string', multiple: true },
         backend: { type: 'string' },
         json: { type: 'boolean' },
+        ...SERVER_OPTION,
       },
       positionals: { min: 1, max: 1, names: '<flow.json>' },
     });
@@ -70,6 +74,33 @@ export const runCommand: Command = {
     const doc = await readJsonFile(file, 'flow file');
     const input = (await readInputArg(values.input, env.maxInputBytes)) as Json;
     const fixtures = values.fixtures ? checkFixtures(await readJsonFile(values.fixtures, 'fixtures file')) : undefined;
+
+    const server = serverUrl(values.server);
+    if (server) {
+      const remote = connect(server);
+      let runId: string;
+      try {
+        const { flow } = await remote.call((c) => c.flows.import.mutate({ json: JSON.stringify(doc) }));
+        ({ runId } = await remote.call((c) =>
+          c.runs.start.mutate({
+            flowId: flow.id,
+            version: flow.version,
+            input,
+            ...(fixtures ? { fixtures: fixtures as Record<string, Json[]> } : {}),
+          }),
+        ));
+      } catch (error) {
+        const failure = remoteError(server, error);
+        if (values.json) {
+          const errors = (error as { data?: { flowErrors?: unknown; issues?: unknown } }).data;
+          stdout.write(
+            `${JSON.stringify({ runId: null, status: 'invalid', error: { message: failure.message }, errors: errors?.flowErrors ?? errors?.issues ?? [] })}\n`,
+          );
+        }
+        throw failure;
+      }
+      return followRun(remote, runId, { json: values.json === true, presets });
+    }
 
     const decider = cliDecider(presets, terminalIsInteractive());
     const ctx = await openRunner({ env, flowsDir, decide: decider.decide });

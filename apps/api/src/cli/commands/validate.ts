@@ -9,6 +9,7 @@ import { type Command, parseCommandArgs } from '../args.ts';
 import { flowSource } from '../context.ts';
 import { readJsonFile } from '../files.ts';
 import { CliError, EXIT, plural, printJsonLine, stdout } from '../output.ts';
+import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 
 const usage = `Usage: weft validate <flow.json> [--flows <dir>] [--json]
 
@@ -17,6 +18,8 @@ Checks a flow document: schema, step ids, expressions, references, spawn targets
 Options:
   --flows <dir>  where spawned flows are found (default: the flow file's folder)
   --json         print { "ok": true } or { "ok": false, "errors": [{ "stepId", "path", "message" }] }
+${SERVER_USAGE}
+                 (checks against the server's flows with flows.validate)
   -h, --help     show this help
 
 Exit status: 0 valid, 1 invalid or unreadable.`;
@@ -28,7 +31,7 @@ export const validateCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { flows: { type: 'string' }, json: { type: 'boolean' } },
+      options: { flows: { type: 'string' }, json: { type: 'boolean' }, ...SERVER_OPTION },
       positionals: { min: 1, max: 1, names: '<flow.json>' },
     });
     if (args.help) {
@@ -37,23 +40,26 @@ export const validateCommand: Command = {
     }
     const file = args.positionals[0]!;
     const json = args.values.json === true;
+    const server = serverUrl(args.values.server);
     let doc: unknown;
-    let flows: ReadonlyMap<string, unknown>;
+    let flows: ReadonlyMap<string, unknown> = new Map();
     try {
       doc = await readJsonFile(file, 'flow file');
-      flows = await (await flowSource(args.values.flows ?? dirname(file))).documents();
+      if (!server) flows = await (await flowSource(args.values.flows ?? dirname(file))).documents();
     } catch (error) {
       if (!(error instanceof CliError) || !json) throw error;
       printJsonLine({ ok: false, errors: [{ stepId: null, path: '(file)', message: error.message }] });
       return EXIT.failed;
     }
-    const result = validateFlow(doc, { flows });
+    const result: { ok: true; flow?: { id: string } } | { ok: false; errors: ValidationIssue[] } = server
+      ? await connect(server).call((c) => c.flows.validate.query({ doc }))
+      : validateFlow(doc, { flows });
     if (json) {
       printJsonLine(result.ok ? { ok: true } : { ok: false, errors: result.errors });
       return result.ok ? EXIT.ok : EXIT.failed;
     }
     if (result.ok) {
-      stdout.write(`${stdout.style('green', '✓')} ${result.flow.id}: valid\n`);
+      stdout.write(`${stdout.style('green', '✓')} ${result.flow?.id ?? (doc as { id?: string }).id ?? file}: valid\n`);
       return EXIT.ok;
     }
     const id = typeof (doc as { id?: unknown })?.id === 'string' ? (doc as { id: string }).id : file;

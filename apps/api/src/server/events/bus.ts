@@ -28,9 +28,13 @@ export interface StatusChange {
   at: number;
 }
 
-/** How events travel between API processes. `deliver` hands them to this process's subscribers. */
+/**
+ * How events travel between API processes. `deliver` hands them to this process's subscribers;
+ * `watching(runId)` says whether anyone here would see a run's events (a subscriber of the run or
+ * of status changes), so a transport can skip reading what nobody here follows.
+ */
 export interface BusTransport {
-  start(deliver: (events: RunEvent[]) => void): Promise<void>;
+  start(deliver: (events: RunEvent[]) => void, watching?: (runId: string) => boolean): Promise<void>;
   publish(events: RunEvent[]): void;
   stop(): Promise<void>;
 }
@@ -106,7 +110,10 @@ export class EventBus {
   }
 
   async start(): Promise<void> {
-    await this.#transport.start((events) => this.deliver(events));
+    await this.#transport.start(
+      (events) => this.deliver(events),
+      (runId) => this.#runs.has(runId) || this.#status.size > 0,
+    );
     this.#unsubscribe = this.#runner.onEvent((event) => this.publish([event]));
   }
 

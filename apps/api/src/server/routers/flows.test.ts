@@ -181,6 +181,28 @@ describe('flows router', () => {
     expect((await failure(caller.flows.duplicate({ id: 'epsilon', newId: 'epsilon-2' }))).code).toBe('CONFLICT');
   });
 
+  it('lets exactly one of concurrent creates of one id win; the others are CONFLICT', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => caller.flows.create({ doc: flow('race', { name: `Race ${i}` }) })),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(won[0]!.value).toMatchObject({ id: 'race', version: 1 });
+    expect(lost.map((r) => (r.reason as TRPCError).code)).toEqual(['CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);
+    expect(await caller.flows.versions({ id: 'race' })).toHaveLength(1);
+
+    // Concurrent duplicates to one new id: the same.
+    const dups = await Promise.allSettled(
+      Array.from({ length: 5 }, () => caller.flows.duplicate({ id: 'race', newId: 'race-copy' })),
+    );
+    expect(dups.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(
+      dups.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => (r.reason as TRPCError).code),
+    ).toEqual(['CONFLICT', 'CONFLICT', 'CONFLICT', 'CONFLICT']);
+    expect(await caller.flows.versions({ id: 'race-copy' })).toHaveLength(1);
+  });
+
   it('deletes a flow', async () => {
     await caller.flows.create({ doc: flow('zeta') });
     expect(await caller.flows.delete({ id: 'zeta' })).toEqual({ id: 'zeta', deleted: true });

@@ -101,13 +101,15 @@ export const flowsRouter = router({
   create: procedure.input(z.object({ doc: flowDoc })).mutation(async ({ ctx, input }) => {
     const { store } = ctx.services;
     const doc = await requireValid(store, input.doc);
-    if (await store.flows.get(doc.id)) {
+    // Atomic: of concurrent creates of one id exactly one wins; the others are CONFLICT.
+    const created = await store.flows.create(doc);
+    if (!created) {
       throw new TRPCError({
         code: 'CONFLICT',
         message: `a flow '${doc.id}' exists already; save a new version instead`,
       });
     }
-    return store.flows.save(doc);
+    return created;
   }),
 
   /** Every flow with its latest version, most recently saved first. */
@@ -143,12 +145,15 @@ export const flowsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { store } = ctx.services;
       const source = await requireFlow(store, input.id);
-      if (await store.flows.get(input.newId)) {
-        throw new TRPCError({ code: 'CONFLICT', message: `a flow '${input.newId}' exists already` });
-      }
+      const conflict = () => new TRPCError({ code: 'CONFLICT', message: `a flow '${input.newId}' exists already` });
+      // Checked first so a taken id is CONFLICT rather than whatever validation would say...
+      if (await store.flows.get(input.newId)) throw conflict();
       const { version: _version, ...rest } = source.doc as Record<string, Json>;
       const doc = { ...rest, id: input.newId, name: input.name ?? `${source.name} (copy)` };
-      return store.flows.save(await requireValid(store, doc));
+      // ...and decided atomically, so of concurrent duplicates to one id exactly one wins.
+      const created = await store.flows.create(await requireValid(store, doc));
+      if (!created) throw conflict();
+      return created;
     }),
 
   /** Removes a flow and all its versions (runs keep their pinned snapshot). */

@@ -2,6 +2,7 @@
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner } from '../../context.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
+import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail } from '../../tree.ts';
 import { isFinal } from './list.ts';
 
@@ -11,6 +12,7 @@ Cancels a run that has not ended, and its child runs. A process executing it sto
 a few seconds (when it next renews its claim on the run).
 
 Options:
+${SERVER_USAGE}
   -h, --help  show this help`;
 
 export const runsCancelCommand: Command = {
@@ -18,9 +20,25 @@ export const runsCancelCommand: Command = {
   summary: 'cancel a run (and its child runs)',
   usage,
   async run(argv) {
-    const args = parseCommandArgs(argv, { usage, options: {}, positionals: { min: 1, max: 1, names: '<runId>' } });
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: { ...SERVER_OPTION },
+      positionals: { min: 1, max: 1, names: '<runId>' },
+    });
     if (args.help) {
       stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const server = serverUrl(args.values.server);
+    if (server) {
+      const remote = connect(server);
+      const { run } = await remote.call((c) => c.runs.get.query({ runId: args.positionals[0]! }));
+      if (isFinal(run.status)) {
+        stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
+        return EXIT.ok;
+      }
+      const result = await remote.call((c) => c.runs.cancel.mutate({ runId: run.id }));
+      stderr.write(`${stderr.style('bold', '■ cancelled')} run ${result.runId} (${result.status})\n`);
       return EXIT.ok;
     }
     const ctx = await openRunner();

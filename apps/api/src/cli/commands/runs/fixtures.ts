@@ -9,6 +9,7 @@ import { type Fixtures, fixturesFromEvents } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openStoreFromEnv } from '../../context.ts';
 import { CliError, EXIT, plural, stderr, stdout } from '../../output.ts';
+import { collectEvents, connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail, runTree } from '../../tree.ts';
 
 const usage = `Usage: weft runs fixtures <runId> [-o <file>]
@@ -18,6 +19,7 @@ Re-run it offline with: weft run <flow.json> --fixtures <file>
 
 Options:
   -o, --output <file>  write to a file instead of stdout
+${SERVER_USAGE}
   -h, --help           show this help`;
 
 export const runsFixturesCommand: Command = {
@@ -27,28 +29,32 @@ export const runsFixturesCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { output: { type: 'string', short: 'o' } },
+      options: { output: { type: 'string', short: 'o' }, ...SERVER_OPTION },
       positionals: { min: 1, max: 1, names: '<runId>' },
     });
     if (args.help) {
       stdout.write(`${usage}\n`);
       return EXIT.ok;
     }
-    const store = await openStoreFromEnv();
+    const server = serverUrl(args.values.server);
     let fixtures: Fixtures;
-    try {
-      const run = await getRunOrFail(store, args.positionals[0]!);
-      fixtures = fixturesFromEvents(await store.readEvents(run.id));
-      const prefixes = new Map<string, string>([[run.id, '']]);
-      for (const child of (await runTree(store, run)).slice(1)) {
-        const prefix = `${prefixes.get(child.parentRunId ?? '') ?? ''}${child.parentStepId ?? child.id}/`;
-        prefixes.set(child.id, prefix);
-        for (const [path, turns] of Object.entries(fixturesFromEvents(await store.readEvents(child.id)))) {
-          fixtures[`${prefix}${path}`] = turns;
+    if (server) fixtures = await remoteFixtures(server, args.positionals[0]!);
+    else {
+      const store = await openStoreFromEnv();
+      try {
+        const run = await getRunOrFail(store, args.positionals[0]!);
+        fixtures = fixturesFromEvents(await store.readEvents(run.id));
+        const prefixes = new Map<string, string>([[run.id, '']]);
+        for (const child of (await runTree(store, run)).slice(1)) {
+          const prefix = `${prefixes.get(child.parentRunId ?? '') ?? ''}${child.parentStepId ?? child.id}/`;
+          prefixes.set(child.id, prefix);
+          for (const [path, turns] of Object.entries(fixturesFromEvents(await store.readEvents(child.id)))) {
+            fixtures[`${prefix}${path}`] = turns;
+          }
         }
+      } finally {
+        await store.close();
       }
-    } finally {
-      await store.close();
     }
     const text = `${JSON.stringify(fixtures, null, 2)}\n`;
     const steps = Object.keys(fixtures).length;
@@ -67,3 +73,19 @@ export const runsFixturesCommand: Command = {
     return EXIT.ok;
   },
 };
+
+/** The same export from the API: each run's events replayed over the events subscription. */
+async function remoteFixtures(server: string, runId: string): Promise<Fixtures> {
+  const remote = connect(server);
+  const fixtures: Fixtures = {};
+  const queue: { runId: string; prefix: string }[] = [{ runId, prefix: '' }];
+  for (let i = 0; i < queue.length && i < 10_000; i++) {
+    const { runId: id, prefix } = queue[i]!;
+    const events = await collectEvents(remote, id);
+    for (const [path, turns] of Object.entries(fixturesFromEvents(events))) fixtures[`${prefix}${path}`] = turns;
+    for (const event of events) {
+      if (event.type === 'child.started') queue.push({ runId: event.childRunId, prefix: `${prefix}${event.stepId}/` });
+    }
+  }
+  return fixtures;
+}

@@ -3,6 +3,7 @@ import type { RunStatus } from '@weft/engine';
 import { type Command, parseCommandArgs, positiveInt } from '../../args.ts';
 import { openStoreFromEnv } from '../../context.ts';
 import { EXIT, formatDateTime, formatDuration, printJsonLine, stdout, table, UsageError } from '../../output.ts';
+import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 
 export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
 
@@ -13,6 +14,7 @@ Options:
   --status <status>  only runs in this status: ${RUN_STATUSES.join(', ')} (repeatable)
   --limit <n>        at most n runs (default 20)
   --json             print the runs as one JSON array
+${SERVER_USAGE}
   -h, --help         show this help`;
 
 export const runsListCommand: Command = {
@@ -27,6 +29,7 @@ export const runsListCommand: Command = {
         status: { type: 'string', multiple: true },
         limit: { type: 'string' },
         json: { type: 'boolean' },
+        ...SERVER_OPTION,
       },
       positionals: { min: 0, max: 0, names: '' },
     });
@@ -41,13 +44,17 @@ export const runsListCommand: Command = {
       }
     }
     const limit = positiveInt(args.values.limit, '--limit', usage) ?? 20;
-    const store = await openStoreFromEnv();
+    const server = serverUrl(args.values.server);
+    const store = server ? undefined : await openStoreFromEnv();
     try {
-      const runs = await store.listRuns({
+      const filter = {
         ...(args.values.flow ? { flowId: args.values.flow } : {}),
         ...(statuses ? { status: statuses } : {}),
         limit,
-      });
+      };
+      const runs = server
+        ? await connect(server).call((c) => c.runs.list.query(filter))
+        : await store!.listRuns(filter);
       if (args.values.json === true) {
         printJsonLine(
           runs.map((run) => ({
@@ -82,7 +89,7 @@ export const runsListCommand: Command = {
       stdout.write(table(['RUN', 'FLOW', 'STATUS', 'BACKEND', 'STARTED', 'DURATION'], rows, bold));
       return EXIT.ok;
     } finally {
-      await store.close();
+      await store?.close();
     }
   },
 };

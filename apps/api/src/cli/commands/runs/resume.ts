@@ -7,6 +7,7 @@ import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
 import { driveRun } from '../../drive.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
+import { connect, followRun, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail, rootOf } from '../../tree.ts';
 import { isFinal } from './list.ts';
 
@@ -17,6 +18,7 @@ Continues a run after a crash or restart (replay: finished steps are not run aga
 Options:
   --flows <dir>  where \`spawn\` finds flows (default: the folder the run was started with)
   --json         print { "runId", "status", "output" } as the last line of stdout
+${SERVER_USAGE}
   -h, --help     show this help
 
 Exit status: 0 completed, 1 failed or busy, 2 parked waiting for an approval.`;
@@ -28,12 +30,26 @@ export const runsResumeCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { flows: { type: 'string' }, json: { type: 'boolean' } },
+      options: { flows: { type: 'string' }, json: { type: 'boolean' }, ...SERVER_OPTION },
       positionals: { min: 1, max: 1, names: '<runId>' },
     });
     if (args.help) {
       stdout.write(`${usage}\n`);
       return EXIT.ok;
+    }
+    const server = serverUrl(args.values.server);
+    if (server) {
+      const remote = connect(server);
+      const got = await remote.call((c) => c.runs.get.query({ runId: args.positionals[0]! }));
+      if (isFinal(got.run.status)) {
+        stderr.write(`run ${got.run.id} already ${got.run.status}; nothing to resume\n`);
+      } else {
+        await remote.call((c) => c.runs.resume.mutate({ runId: got.run.id }));
+      }
+      return followRun(remote, got.run.id, {
+        json: args.values.json === true,
+        after: new Map([[got.run.id, got.state.seq]]),
+      });
     }
     const env = readEnv();
     const store = await openStoreFromEnv(env);

@@ -19,6 +19,7 @@ import {
   stdout,
   table,
 } from '../../output.ts';
+import { collectEvents, connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { approveCommand, getRunOrFail, pendingApprovals, runTree, shellQuote } from '../../tree.ts';
 import { colourStatus } from './list.ts';
 
@@ -29,6 +30,7 @@ attempts, duration, output preview and error; waiting approvals with how to reso
 
 Options:
   --json      print { "run", "events", "state", "children", "approvals" } as one JSON line
+${SERVER_USAGE}
   -h, --help  show this help`;
 
 export const runsShowCommand: Command = {
@@ -38,13 +40,15 @@ export const runsShowCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { json: { type: 'boolean' } },
+      options: { json: { type: 'boolean' }, ...SERVER_OPTION },
       positionals: { min: 1, max: 1, names: '<runId>' },
     });
     if (args.help) {
       stdout.write(`${usage}\n`);
       return EXIT.ok;
     }
+    const server = serverUrl(args.values.server);
+    if (server) return showRemote(server, args.positionals[0]!, args.values.json === true);
     const store = await openStoreFromEnv();
     try {
       const run = await getRunOrFail(store, args.positionals[0]!);
@@ -193,4 +197,42 @@ function outputPreview(step: StepState): unknown {
     return calls > 0 && step.stepType === 'model-turn' ? `→ ${plural(calls, 'tool call')} ${preview(text, 40)}` : text;
   }
   return output;
+}
+
+/** `show --server`: runs.get (record + folded state) and the events replayed over the subscription. */
+async function showRemote(server: string, runId: string, json: boolean): Promise<number> {
+  const remote = connect(server);
+  const { run, state } = await remote.call((c) => c.runs.get.query({ runId }));
+  const events = await collectEvents(remote, run.id);
+  const waiting = (await remote.call((c) => c.approvals.list.query({ runId: run.id }))).map((a) => ({
+    runId: a.runId,
+    stepId: a.stepId,
+    prompt: a.prompt,
+  }));
+  if (json) {
+    const { flow: _flow, ...record } = run;
+    printJsonLine({ run: record, events, state, waiting });
+    return EXIT.ok;
+  }
+  const bold = (text: string) => stdout.style('bold', text);
+  stdout.write(`${bold('run')}      ${run.id}\n`);
+  stdout.write(`${bold('flow')}     ${run.flowId}@${run.flowVersion}\n`);
+  stdout.write(`${bold('status')}   ${colourStatus(run.status)}\n`);
+  stdout.write(`${bold('server')}   ${server}\n`);
+  stdout.write(`${bold('started')}  ${formatDateTime(run.createdAt)}\n`);
+  if (run.status === 'completed') stdout.write(`${bold('output')}   ${preview(run.output, 100)}\n`);
+  if (run.error) stdout.write(`${bold('error')}    ${stdout.style('red', redact(run.error.message))}\n`);
+  stdout.write(`\n${bold('events')}\n`);
+  stdout.write(table(['SEQ', 'TIME', 'TYPE', 'STEP', 'DETAIL'], eventRows(events), bold));
+  stdout.write(`\n${bold('steps')}\n`);
+  const rows = state.order.map((id) => stepRow(state.steps[id] as StepState));
+  stdout.write(
+    rows.length > 0
+      ? table(['STEP', 'TYPE', 'STATUS', 'ATTEMPTS', 'DURATION', 'OUTPUT / ERROR'], rows, bold)
+      : '  (none)\n',
+  );
+  for (const approval of waiting) {
+    stdout.write(`\n  waiting: ${approval.stepId}: ${JSON.stringify(approval.prompt)}\n`);
+  }
+  return EXIT.ok;
 }
