@@ -16,6 +16,21 @@ import type { RunEvent, RunStatus } from '@weft/engine';
 import type { Logger } from 'pino';
 import { coalesceDeltas, isTerminal } from './coalesce.ts';
 
+/** How long a subscription lets token deltas gather before sending them as one message. */
+export const DELTA_WINDOW_MS = 16;
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 export interface StatusChange {
   runId: string;
   status: RunStatus;
@@ -175,6 +190,10 @@ export class EventBus {
           if (isTerminal(event)) return;
         }
         await queue.wait(signal);
+        if (signal.aborted) return;
+        // Only token deltas so far: give the stream a moment to gather more, so a fast model
+        // reaches the browser as a few merged messages rather than one per token.
+        if (queue.items.every((event) => event.type === 'step.delta')) await delay(DELTA_WINDOW_MS, signal);
         if (signal.aborted) return;
         ready = queue.take().filter((event) => event.seq > last);
         // A gap (an event committed elsewhere and not delivered here): the store has it.
