@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, then starts Weft on its embedded defaults: the in-process runner,
 # SQLite under data/, and the offline `mock:echo` model when no API key is set.
-# With no arguments: runs the demo flow once through the CLI, then starts the API server
-# (`weft serve`: tRPC at /trpc, GET /health; PORT, default 3001). The browser editor will be
-# served by that same server when it lands. With arguments this is `weft …`.
+# With no arguments: builds the browser editor if its build is missing or stale, runs the demo
+# flow once through the CLI, then starts the server (`weft serve`: the editor at /, tRPC at /trpc,
+# GET /health; PORT, default 3001), which prints the editor's URL. With arguments this is `weft …`.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/bootstrap.sh"
@@ -11,11 +11,12 @@ cd "$root"
 if [ "$#" -gt 0 ]; then
   exec node apps/api/src/cli/main.ts "$@"
 fi
+scripts/ensure-web-build.sh || echo "weft: the editor could not be built; the API starts anyway" >&2
 node apps/api/src/cli/main.ts run examples/summarize-text.json --input @examples/summarize-text.input.json || true
 cat >&2 <<MSG
 
-Weft is ready. Starting the API server on http://127.0.0.1:${PORT:-3001} (Ctrl-C stops it;
-the browser editor is not there yet — it arrives with the web app). Meanwhile, in another shell:
+Weft is ready. Starting the server: open the editor at http://127.0.0.1:${PORT:-3001}/ (Ctrl-C
+stops it). Meanwhile, in another shell:
   curl http://127.0.0.1:${PORT:-3001}/health
   pnpm weft run examples/support-triage.json --input @examples/support-triage.input.json --fixtures examples/support-triage.fixtures.json
   pnpm weft runs list

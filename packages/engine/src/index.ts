@@ -4,6 +4,7 @@ export * from './events/events.ts';
 export { fixturesFromEvents } from './events/fixtures.ts';
 export * from './events/reducer.ts';
 export * from './expr/index.ts';
+export * from './graph/index.ts';
 export { canonicalJson, hashCall, hashValue } from './interpreter/call-hash.ts';
 export type { InterpretOptions, Scope } from './interpreter/context.ts';
 export { formatFlowRef, parseFlowRef } from './interpreter/flow-ref.ts';

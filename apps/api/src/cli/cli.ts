@@ -34,7 +34,7 @@ const commands: readonly CommandEntry[] = [
   },
   {
     name: 'serve',
-    summary: 'start the API server (tRPC at /trpc, GET /health)',
+    summary: 'start the server: the editor at /, tRPC at /trpc, GET /health',
     load: async () => (await import('./commands/serve.ts')).serveCommand,
   },
 ];

@@ -1,6 +1,8 @@
 /**
  * The API over HTTP: a plain `node:http` server with `GET /health` (open), tRPC at `/trpc`
- * (queries, mutations and SSE subscriptions), and nothing else (404, as JSON).
+ * (queries, mutations and SSE subscriptions), and the built editor for every other GET
+ * (`static.ts`: files from `apps/web/dist` or `WEFT_WEB_DIST`, else `index.html`). Any other
+ * method elsewhere: 404, as JSON.
  *
  * - Auth: `Authorization: Bearer <token>` is checked (constant time) into the context; the
  *   `procedure` middleware refuses when a token is configured and the request lacks it.
@@ -15,6 +17,8 @@
  *   any Host is fine (the page cannot know the token).
  * - Body limit: `maxBodyBytes` (default 1 MiB + 64 KiB of envelope). A larger declared body is
  *   refused with 413 before it is read; a chunked one is cut off by tRPC with the same 413.
+ * - Static files need no token (the token is entered in the editor); the Host allow-list applies
+ *   to them as to everything else.
  * - Every request is logged (method, path, status, ms) — never its headers or query.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -25,6 +29,7 @@ import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
+import { resolveWebDist, serveStatic } from './static.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024 + 64 * 1024;
 
@@ -41,6 +46,8 @@ export interface ServerOptions {
   closeGraceMs?: number;
   /** Another router over the same context (default: the app's). */
   router?: AnyRouter;
+  /** The built editor's folder (default: `WEFT_WEB_DIST`, else `apps/web/dist`). */
+  webDist?: string;
 }
 
 export interface RunningServer {
@@ -58,6 +65,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const token = options.token || null;
   const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const webDist = options.webDist ?? resolveWebDist();
   /** The `Host` headers accepted (lower case), or null for any; set once listening. */
   let allowedHosts: Set<string> | null = null;
   let port = 0;
@@ -123,6 +131,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     if (path !== '/trpc' && !path.startsWith('/trpc/')) {
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        serveStatic(req, res, path, webDist).catch((error: unknown) => {
+          log.error({ err: error, path }, 'serving the editor failed');
+          if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'internal server error');
+          else res.destroy();
+        });
+        return;
+      }
       sendError(res, 404, 'NOT_FOUND', `no such endpoint: ${req.method} ${path}`);
       return;
     }

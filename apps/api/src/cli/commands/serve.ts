@@ -3,7 +3,8 @@
  * with the in-process runner. Runs a crash left behind are resumed at start; SIGINT/SIGTERM close
  * the server, then the runner and the store (interrupted runs stay resumable).
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { ApiServices } from '../../server/services.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { readEnv } from '../context.ts';
@@ -11,7 +12,8 @@ import { CliError, EXIT, redact, stderr, stdout, UsageError } from '../output.ts
 
 const usage = `Usage: weft serve [--port <n>] [--host <addr>] [--web-origin <url>]
 
-Starts the Weft API: tRPC at /trpc, GET /health. Prints "Weft API listening on <url>".
+Starts Weft: the browser editor at / (the build in apps/web/dist, or $WEFT_WEB_DIST), tRPC at
+/trpc, GET /health. Prints "Weft API listening on <url>", then "Weft editor: <url>/".
 
 Options:
   --port <n>          port to listen on (default: $PORT, else 3001; 0 picks a free one)
@@ -24,11 +26,12 @@ Environment:
   WEFT_DATA      data folder (default: data/)     DATABASE_URL  postgres://… instead of SQLite
   WEFT_TOKEN     bearer token every call must carry. Listening beyond loopback without one,
                  a token is generated, stored in <WEFT_DATA>/token (0600) and printed.
+  WEFT_WEB_DIST  the built editor to serve (default: apps/web/dist; build: pnpm --filter @weft/web build)
   WEFT_LOG_LEVEL pino level for the JSON logs on stderr (default: info)`;
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'start the API server (tRPC at /trpc, GET /health)',
+  summary: 'start the server: the editor at /, tRPC at /trpc, GET /health',
   usage,
   async run(argv) {
     const args = parseCommandArgs(argv, {
@@ -49,11 +52,14 @@ export const serveCommand: Command = {
     const env = readEnv();
 
     // Loaded here: the server, the runner and the model SDKs are not worth loading for --help.
-    const [{ createServices }, { startServer }, { resolveToken }] = await Promise.all([
-      import('../../server/services.ts'),
-      import('../../server/http.ts'),
-      import('../../server/auth.ts'),
-    ]);
+    const [{ createServices }, { startServer }, { resolveToken }, { resolveWebDist, BUILD_COMMAND }] =
+      await Promise.all([
+        import('../../server/services.ts'),
+        import('../../server/http.ts'),
+        import('../../server/auth.ts'),
+        import('../../server/static.ts'),
+      ]);
+    const webDist = resolveWebDist();
     const token = await resolveToken({ host, dataDir: env.dataDir });
     let services: ApiServices;
     try {
@@ -68,7 +74,7 @@ export const serveCommand: Command = {
 
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
-      server = await startServer({ services, port, host, token: token.token, webOrigin: webOrigin ?? null });
+      server = await startServer({ services, port, host, token: token.token, webOrigin: webOrigin ?? null, webDist });
     } catch (error) {
       await services.close().catch(() => undefined);
       const code = (error as NodeJS.ErrnoException).code;
@@ -78,6 +84,12 @@ export const serveCommand: Command = {
     }
 
     stdout.write(`Weft API listening on ${server.url}\n`);
+    const built = existsSync(join(webDist, 'index.html'));
+    stdout.write(
+      built
+        ? `Weft editor: ${server.url}/\n`
+        : `Weft editor: ${server.url}/ (not built yet: run ${BUILD_COMMAND}, then reload)\n`,
+    );
     if (token.source === 'generated') {
       stdout.write(
         `A bearer token is required beyond loopback. Generated one, stored in ${token.file}:\n` +

@@ -1,0 +1,35 @@
+/** map / loop: a box that holds its body; the `body` handle starts the body's chain. */
+
+import { BODY_HANDLE } from '@weft/engine';
+import { Handle, type NodeProps, Position } from '@xyflow/react';
+import { memo } from 'react';
+import { stepInfo } from '../../graph/step-catalog.ts';
+import { useNodeProblemCount, useNodeStatus } from '../../store/editor-hooks.ts';
+import type { WeftNode } from '../flow-nodes.ts';
+import { StatusBadge } from './StatusBadge.tsx';
+
+export const ContainerNode = memo(function ContainerNode({ id, data, selected }: NodeProps<WeftNode>) {
+  const info = stepInfo(data.node.stepType);
+  const status = useNodeStatus(id);
+  const problems = useNodeProblemCount(id);
+  return (
+    <div
+      className={`wf-container status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}`}
+      data-testid={`node-${id}`}
+      data-status={status ?? 'idle'}
+    >
+      <Handle type="target" position={Position.Top} />
+      <div className="wf-node-head">
+        <span className="wf-icon" aria-hidden="true">
+          {info?.icon}
+        </span>
+        <span className="wf-type">{info?.label}</span>
+        <span className="wf-id mono">{id}</span>
+        <StatusBadge status={status} />
+        {problems > 0 ? <span className="problem-badge">{problems}</span> : null}
+      </div>
+      <Handle id={BODY_HANDLE} type="source" position={Position.Left} className="body-handle" title="body" />
+      <Handle type="source" position={Position.Bottom} />
+    </div>
+  );
+});

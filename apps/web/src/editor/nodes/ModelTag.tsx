@@ -1,0 +1,9 @@
+/** A model name; `mock:` models are marked so nobody mistakes a demo for a real model. */
+export function ModelTag({ model }: { model: string }) {
+  return (
+    <div className="wf-model mono" title={model}>
+      {model}
+      {model.startsWith('mock:') ? <span className="mock-pill">mock</span> : null}
+    </div>
+  );
+}

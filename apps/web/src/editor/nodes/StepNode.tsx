@@ -1,0 +1,46 @@
+/** A step on the canvas: icon, type, id, model (mock marked), live status, streamed text, approval. */
+import { Handle, type NodeProps, Position } from '@xyflow/react';
+import { memo } from 'react';
+import { stepInfo } from '../../graph/step-catalog.ts';
+import { useNodeProblemCount, useNodeStatus, useNodeText, useNodeWaiting } from '../../store/editor-hooks.ts';
+import type { WeftNode } from '../flow-nodes.ts';
+import { ApprovalButtons } from './ApprovalButtons.tsx';
+import { ModelTag } from './ModelTag.tsx';
+import { OutHandles } from './OutHandles.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
+
+export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<WeftNode>) {
+  const { node, handles } = data;
+  const info = stepInfo(node.stepType);
+  const status = useNodeStatus(id);
+  const text = useNodeText(id);
+  const waiting = useNodeWaiting(id);
+  const problems = useNodeProblemCount(id);
+  const model = typeof node.config?.model === 'string' ? node.config.model : null;
+  return (
+    <div
+      className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}`}
+      data-testid={`node-${id}`}
+      data-status={status ?? 'idle'}
+    >
+      <Handle type="target" position={Position.Top} />
+      <div className="wf-node-head">
+        <span className="wf-icon" aria-hidden="true">
+          {info?.icon ?? '?'}
+        </span>
+        <span className="wf-type">{info?.label ?? node.stepType}</span>
+        <StatusBadge status={status} />
+        {problems > 0 ? (
+          <span className="problem-badge" title={`${problems} problem(s)`}>
+            {problems}
+          </span>
+        ) : null}
+      </div>
+      <div className="wf-id mono">{id}</div>
+      {model ? <ModelTag model={model} /> : null}
+      {text ? <div className="wf-text">{text.length > 160 ? `…${text.slice(-160)}` : text}</div> : null}
+      {waiting ? <ApprovalButtons stepId={waiting} /> : null}
+      <OutHandles handles={handles} />
+    </div>
+  );
+});

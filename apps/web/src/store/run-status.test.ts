@@ -1,0 +1,60 @@
+import { initialRunState, type RunEvent, type RunEventInput } from '@weft/engine';
+import { describe, expect, it } from 'vitest';
+import { foldEvent, nodeIdsOfStep, nodeRunsOf } from './run-status.ts';
+
+let seq = 0;
+const ev = (event: RunEventInput): RunEvent => ({ ...event, runId: 'r1', seq: ++seq, at: seq * 10 });
+
+describe('nodeIdsOfStep', () => {
+  it('lists the node candidates of a run step id, innermost first', () => {
+    expect(nodeIdsOfStep('agent')).toEqual(['agent']);
+    expect(nodeIdsOfStep('agent/llm#3')).toEqual(['llm', 'agent']);
+    expect(nodeIdsOfStep('fanout.a/fetch')).toEqual(['fetch', 'fanout']);
+    expect(nodeIdsOfStep('each[2]/summarize')).toEqual(['summarize', 'each']);
+  });
+});
+
+describe('foldEvent + nodeRunsOf', () => {
+  it('folds immutably, ignores replayed events and aggregates statuses per node', () => {
+    seq = 0;
+    const nodes = new Set(['agent', 'each', 'summarize', 'gate']);
+    const events = [
+      ev({ type: 'run.started', flowId: 'f', flowVersion: 1, input: {}, backend: 'inprocess' }),
+      ev({ type: 'step.started', stepId: 'agent', stepType: 'llm' }),
+      ev({ type: 'step.started', stepId: 'agent/llm#0', stepType: 'model-turn' }),
+      ev({ type: 'step.delta', stepId: 'agent/llm#0', text: 'Hel' }),
+      ev({ type: 'step.delta', stepId: 'agent/llm#0', text: 'lo' }),
+    ];
+    let state = initialRunState();
+    const snapshots = [state];
+    for (const event of events) {
+      state = foldEvent(state, event);
+      snapshots.push(state);
+    }
+    expect(snapshots[3]?.steps['agent/llm#0']?.text).toBe('');
+    let runs = nodeRunsOf(state, nodes);
+    expect(runs.agent).toMatchObject({ status: 'running', text: 'Hello', stepIds: ['agent', 'agent/llm#0'] });
+
+    // A resumed stream re-sends an event already folded: no change.
+    expect(foldEvent(state, events[1]!)).toBe(state);
+
+    for (const event of [
+      ev({ type: 'step.completed', stepId: 'agent/llm#0', output: {} }),
+      ev({ type: 'step.completed', stepId: 'agent', output: { text: 'Hello' } }),
+      ev({ type: 'step.started', stepId: 'each', stepType: 'map' }),
+      ev({ type: 'step.started', stepId: 'each[0]/summarize', stepType: 'transform' }),
+      ev({ type: 'step.started', stepId: 'each[1]/summarize', stepType: 'transform' }),
+      ev({ type: 'step.completed', stepId: 'each[0]/summarize', output: 1 }),
+      ev({ type: 'step.failed', stepId: 'each[1]/summarize', error: { name: 'Error', message: 'boom' } }),
+      ev({ type: 'step.started', stepId: 'gate', stepType: 'approval' }),
+      ev({ type: 'approval.requested', stepId: 'gate', prompt: 'Ship?' }),
+    ])
+      state = foldEvent(state, event);
+    runs = nodeRunsOf(state, nodes);
+    expect(runs.agent?.status).toBe('completed');
+    expect(runs.summarize?.status).toBe('failed');
+    expect(runs.each?.status).toBe('running');
+    expect(runs.gate).toMatchObject({ status: 'waiting', waitingStepId: 'gate' });
+    expect(state.status).toBe('waiting');
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * A small deterministic top-to-bottom auto-layout for flows without saved positions. Children
+ * of a container (map/loop) are positioned relative to the container, as @xyflow/react expects.
+ */
+import type { Step } from '../steps/registry.ts';
+
+export const NODE_WIDTH = 180;
+export const NODE_HEIGHT = 60;
+export const GAP_X = 40;
+export const GAP_Y = 50;
+/** Padding inside a container, and the height of its title bar. */
+export const CONTAINER_PADDING = 30;
+export const CONTAINER_HEADER = 50;
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** The arms of a fan-out step (branch cases + else, parallel branches), in order. */
+export function fanOutArms(step: Step): readonly (readonly Step[])[] {
+  if (step.type === 'branch') return [...step.cases.map((c) => c.steps), ...(step.else ? [step.else] : [])];
+  if (step.type === 'parallel') return Object.values(step.branches);
+  return [];
+}
+
+/** The box a container node is drawn as. */
+export function containerSize(body: readonly Step[]): Size {
+  const inner = listSize(body);
+  return {
+    width: Math.max(NODE_WIDTH, inner.width) + 2 * CONTAINER_PADDING,
+    height: CONTAINER_HEADER + Math.max(inner.height, NODE_HEIGHT / 2) + CONTAINER_PADDING,
+  };
+}
+
+/** The box a step takes in its column, including a fan-out's arms and merge/join node. */
+export function stepSize(step: Step): Size {
+  if (step.type === 'map' || step.type === 'loop') return containerSize(step.steps);
+  if (step.type === 'branch' || step.type === 'parallel') {
+    const arms = fanOutArms(step).map(listSize);
+    const armsWidth = arms.reduce((sum, arm) => sum + arm.width, 0) + GAP_X * Math.max(0, arms.length - 1);
+    const armsHeight = Math.max(0, ...arms.map((arm) => arm.height));
+    return {
+      width: Math.max(NODE_WIDTH, armsWidth),
+      height: NODE_HEIGHT + GAP_Y + (armsHeight > 0 ? armsHeight + GAP_Y : 0) + NODE_HEIGHT,
+    };
+  }
+  return { width: NODE_WIDTH, height: NODE_HEIGHT };
+}
+
+export function listSize(steps: readonly Step[]): Size {
+  if (steps.length === 0) return { width: NODE_WIDTH, height: 0 };
+  const sizes = steps.map(stepSize);
+  return {
+    width: Math.max(...sizes.map((size) => size.width)),
+    height: sizes.reduce((sum, size) => sum + size.height, 0) + GAP_Y * (steps.length - 1),
+  };
+}
