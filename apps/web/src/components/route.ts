@@ -1,11 +1,17 @@
-/** Hash routes: `#/` is the flow list, `#/flows/<id>` the editor. No router library needed for two screens. */
+/**
+ * Hash routes: `#/` is the flow list, `#/flows/<id>` the editor, `#/flows/<id>/runs/<runId>` the
+ * editor showing one run (its flow version's graph with the run's live or replayed statuses).
+ * No router library needed for so few screens.
+ */
 import { useSyncExternalStore } from 'react';
 
-export type Route = { screen: 'list' } | { screen: 'editor'; flowId: string };
+export type Route = { screen: 'list' } | { screen: 'editor'; flowId: string; runId?: string | undefined };
 
-function parse(hash: string): Route {
-  const match = /^#\/flows\/([^/]+)$/.exec(hash);
-  return match?.[1] ? { screen: 'editor', flowId: decodeURIComponent(match[1]) } : { screen: 'list' };
+export function parseRoute(hash: string): Route {
+  const match = /^#\/flows\/([^/]+)(?:\/runs\/([^/]+))?$/.exec(hash);
+  if (!match?.[1]) return { screen: 'list' };
+  const flowId = decodeURIComponent(match[1]);
+  return match[2] ? { screen: 'editor', flowId, runId: decodeURIComponent(match[2]) } : { screen: 'editor', flowId };
 }
 
 const subscribe = (onChange: () => void) => {
@@ -18,9 +24,15 @@ export function useHash(): string {
 }
 
 export function useRoute(): Route {
-  return parse(useHash());
+  return parseRoute(useHash());
+}
+
+export function hrefOf(route: Route): string {
+  if (route.screen === 'list') return '#/';
+  const base = `#/flows/${encodeURIComponent(route.flowId)}`;
+  return route.runId ? `${base}/runs/${encodeURIComponent(route.runId)}` : base;
 }
 
 export function navigate(route: Route): void {
-  window.location.hash = route.screen === 'list' ? '#/' : `#/flows/${encodeURIComponent(route.flowId)}`;
+  window.location.hash = hrefOf(route);
 }

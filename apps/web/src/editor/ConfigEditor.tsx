@@ -1,6 +1,6 @@
 /**
  * A step's config as JSON: edits apply as soon as they parse; a parse error is shown and the
- * last good config stays. (A form generated from the step's schema replaces this later.)
+ * last good config stays. The "JSON" tab of the inspector, for whatever the form cannot express.
  */
 import type { Json } from '@weft/engine';
 import { useRef, useState } from 'react';

@@ -1,25 +1,48 @@
-/** The selected node: its config (JSON for now), its problems, and what the live run did there. */
+/**
+ * The selected node: a form generated from its step type's schema (or its config as JSON), its
+ * problems, and what the live run did there. With nothing selected: the flow's own settings.
+ */
+import { useState } from 'react';
 import { stepInfo } from '../graph/step-catalog.ts';
 import { useEditor } from '../store/editor-hooks.ts';
 import { ConfigEditor } from './ConfigEditor.tsx';
-import { ModelField } from './ModelField.tsx';
+import { FlowInspector } from './inspector/FlowInspector.tsx';
+import { StepForm } from './inspector/StepForm.tsx';
+import './inspector/inspector.css';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 import { StepRunDetails } from './StepRunDetails.tsx';
+
+type Tab = 'form' | 'json';
 
 export function Inspector() {
   const node = useEditor((state) => state.graph.nodes.find((candidate) => candidate.id === state.selectedId) ?? null);
   const problems = useEditor((state) => state.problems);
   const status = useEditor((state) => (node ? (state.run?.nodes[node.id]?.status ?? null) : null));
+  const [tab, setTab] = useState<Tab>('form');
+
   if (!node) {
+    const flowProblems = problems.filter((problem) => problem.nodeId === null);
     return (
       <section className="inspector" aria-label="Inspector">
-        <h2 className="panel-title">Inspector</h2>
-        <p className="muted">Select a step on the canvas to edit it.</p>
+        <h2 className="panel-title">Flow</h2>
+        <p className="muted small">Select a step on the canvas to edit it; these settings belong to the whole flow.</p>
+        {flowProblems.length > 0 ? (
+          <ul className="node-problems">
+            {flowProblems.map((problem) => (
+              <li key={`${problem.source}:${problem.message}`}>{problem.message}</li>
+            ))}
+          </ul>
+        ) : null}
+        <FlowInspector />
       </section>
     );
   }
   const info = stepInfo(node.stepType);
   const mine = problems.filter((problem) => problem.nodeId === node.id);
+  const tabs: { id: Tab; label: string }[] = [
+    { id: 'form', label: 'Form' },
+    { id: 'json', label: 'JSON' },
+  ];
   return (
     <section className="inspector" aria-label="Inspector">
       <h2 className="panel-title">
@@ -36,13 +59,35 @@ export function Inspector() {
           ))}
         </ul>
       ) : null}
-      {node.kind === 'step' && node.stepType === 'llm' ? (
-        <ModelField nodeId={node.id} config={node.config ?? {}} />
-      ) : null}
-      {node.kind === 'step' ? (
-        // Keyed by the config's owner only: typing must not reset the textarea, another node must.
-        <ConfigEditor key={node.id} nodeId={node.id} config={node.config ?? {}} />
-      ) : null}
+      {node.kind === 'step' && node.stepType ? (
+        <>
+          <div className="inspector-tabs" role="tablist" aria-label="Step settings view">
+            {tabs.map((item) => (
+              <button
+                key={item.id}
+                type="button"
+                role="tab"
+                id={`inspector-tab-${item.id}`}
+                aria-selected={tab === item.id}
+                aria-controls={`inspector-panel-${item.id}`}
+                onClick={() => setTab(item.id)}
+              >
+                {item.label}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`inspector-panel-${tab}`} aria-labelledby={`inspector-tab-${tab}`}>
+            {tab === 'form' ? (
+              <StepForm key={node.id} nodeId={node.id} stepType={node.stepType} config={node.config ?? {}} />
+            ) : (
+              // Keyed by the config's owner only: typing must not reset the textarea, another node must.
+              <ConfigEditor key={node.id} nodeId={node.id} config={node.config ?? {}} />
+            )}
+          </div>
+        </>
+      ) : (
+        <p className="muted small">This node has no settings of its own.</p>
+      )}
       <StepRunDetails nodeId={node.id} />
     </section>
   );

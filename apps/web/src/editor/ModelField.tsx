@@ -1,26 +1,25 @@
 /** The model of an `llm` step, with the server's providers offered (`mock:` marked as mock). */
-import type { Json } from '@weft/engine';
-import { useEditorStoreApi } from '../store/editor-hooks.ts';
+import { useId } from 'react';
 import { useModels } from './use-models.ts';
 
-export function ModelField({ nodeId, config }: { nodeId: string; config: Record<string, Json> }) {
-  const store = useEditorStoreApi();
+export function ModelField({ value, onChange }: { value: string; onChange(value: string): void }) {
+  const id = useId();
   const models = useModels();
-  const value = typeof config.model === 'string' ? config.model : '';
+  const provider = value.includes(':') ? value.slice(0, value.indexOf(':')) : '';
+  const known = models.find((model) => model.id === provider);
   return (
     <div className="field">
-      <label htmlFor={`model-${nodeId}`}>
-        Model {value.startsWith('mock:') ? <span className="mock-pill">mock</span> : null}
-      </label>
+      <label htmlFor={id}>Model * {provider === 'mock' ? <span className="mock-pill">mock</span> : null}</label>
       <input
-        id={`model-${nodeId}`}
+        id={id}
         className="input mono"
-        list={`models-${nodeId}`}
-        aria-label={`Model of ${nodeId}`}
+        list={`${id}-models`}
+        aria-label="Model"
+        placeholder="provider:model, e.g. mock:echo"
         value={value}
-        onChange={(event) => store.getState().setConfig(nodeId, { ...config, model: event.target.value })}
+        onChange={(event) => onChange(event.target.value)}
       />
-      <datalist id={`models-${nodeId}`}>
+      <datalist id={`${id}-models`}>
         <option value="mock:echo">mock — echoes the last user message</option>
         {models
           .filter((model) => model.configured && model.id !== 'mock')
@@ -30,6 +29,11 @@ export function ModelField({ nodeId, config }: { nodeId: string; config: Record<
             </option>
           ))}
       </datalist>
+      {known && !known.configured ? (
+        <p className="field-error" role="alert">
+          {known.label} is not configured on this server.
+        </p>
+      ) : null}
       <p className="muted small">
         {models
           .map(

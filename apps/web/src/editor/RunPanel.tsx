@@ -1,15 +1,28 @@
 /**
- * Run the flow (saving first when it has unsaved edits) with a JSON input, then follow the run's
- * event stream: the store folds each event, and nodes light up through their selector hooks.
+ * Run the flow (saving first when it has unsaved edits) on a chosen backend, with an input (a
+ * form generated from the flow's input schema when it is flat, else JSON) and optional fixtures,
+ * then follow the run's event stream: the store folds each event, and nodes light up through
+ * their selector hooks.
  */
 import type { Json } from '@weft/engine';
-import { useEffect, useRef, useState } from 'react';
+import { type ChangeEvent, useState } from 'react';
 import { useToast } from '../components/Toasts.tsx';
+import { useFollowRun } from '../runs/follow-run.ts';
+import { emptyInput, type InputField, inputFields } from '../runs/input-form.ts';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { messageOf, trpc } from '../trpc.ts';
 import { ApprovalButtons } from './nodes/ApprovalButtons.tsx';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 import { useSave } from './use-flow-actions.ts';
+
+/** The backends a run can go to; only those the server has configured are enabled. */
+const BACKENDS = [
+  { id: 'inprocess', label: 'In-process', available: true },
+  { id: 'temporal', label: 'Temporal', available: false },
+  { id: 'inngest', label: 'Inngest', available: false },
+] as const;
+
+type Fixtures = Record<string, Json[]>;
 
 /** `{ field: "" }` for each property of the flow's input schema: a start for the user to fill in. */
 function sampleInput(schema: Record<string, Json> | undefined): string {
@@ -41,40 +54,147 @@ function parseInput(text: string): { ok: true; value: Json } | { ok: false; erro
   }
 }
 
+function parseFixtures(text: string): Fixtures {
+  const value = JSON.parse(text) as unknown;
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('fixtures must be a JSON object of step id → list of outputs');
+  for (const [key, list] of Object.entries(value)) {
+    if (!Array.isArray(list)) throw new Error(`fixtures.${key} must be a list of outputs`);
+  }
+  return value as Fixtures;
+}
+
+function InputForm({
+  fields,
+  value,
+  onChange,
+}: {
+  fields: InputField[];
+  value: Record<string, Json>;
+  onChange: (next: Record<string, Json>) => void;
+}) {
+  return (
+    <div className="input-form">
+      {fields.map((field) => {
+        const id = `run-input-${field.name}`;
+        const current = value[field.name];
+        const label = `${field.name}${field.required ? ' *' : ''}`;
+        if (field.type === 'boolean') {
+          return (
+            <label key={field.name} className="field checkbox" htmlFor={id}>
+              <input
+                id={id}
+                type="checkbox"
+                aria-label={`Input ${field.name}`}
+                checked={current === true}
+                onChange={(event) => onChange({ ...value, [field.name]: event.target.checked })}
+              />{' '}
+              {label}
+            </label>
+          );
+        }
+        if (field.enum) {
+          return (
+            <div key={field.name} className="field">
+              <label htmlFor={id}>{label}</label>
+              <select
+                id={id}
+                className="input"
+                aria-label={`Input ${field.name}`}
+                value={typeof current === 'string' ? current : ''}
+                onChange={(event) => onChange({ ...value, [field.name]: event.target.value })}
+              >
+                {field.enum.map((option) => (
+                  <option key={option} value={option}>
+                    {option}
+                  </option>
+                ))}
+              </select>
+            </div>
+          );
+        }
+        const numeric = field.type === 'number' || field.type === 'integer';
+        return (
+          <div key={field.name} className="field">
+            <label htmlFor={id}>{label}</label>
+            <input
+              id={id}
+              className="input"
+              type={numeric ? 'number' : 'text'}
+              step={field.type === 'integer' ? 1 : 'any'}
+              aria-label={`Input ${field.name}`}
+              title={field.description}
+              placeholder={field.description}
+              value={typeof current === 'string' || typeof current === 'number' ? String(current) : ''}
+              onChange={(event) =>
+                onChange({
+                  ...value,
+                  [field.name]: numeric
+                    ? event.target.value === ''
+                      ? 0
+                      : Number(event.target.value)
+                    : event.target.value,
+                })
+              }
+            />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
 export function RunPanel() {
   const store = useEditorStoreApi();
   const toast = useToast();
   const save = useSave();
+  const follow = useFollowRun();
   const inputSchema = useEditor((state) => state.graph.meta.input);
   const problemCount = useEditor((state) => state.problems.length);
   const run = useEditor((state) => state.run);
-  const [text, setText] = useState(() => sampleInput(inputSchema));
+  const fields = inputFields(inputSchema);
+  const [text, setText] = useState(() =>
+    fields ? JSON.stringify(emptyInput(fields), null, 2) : sampleInput(inputSchema),
+  );
+  const [mode, setMode] = useState<'form' | 'json'>(fields ? 'form' : 'json');
+  const [backend, setBackend] = useState<string>('inprocess');
+  const [fixtures, setFixtures] = useState<{ name: string; value: Fixtures } | null>(null);
   const [starting, setStarting] = useState(false);
-  const subscription = useRef<{ unsubscribe(): void } | null>(null);
   const parsed = parseInput(text);
   const active = run !== null && (run.state.status === 'running' || run.state.status === 'waiting');
-
-  useEffect(() => () => subscription.current?.unsubscribe(), []);
+  const formValue =
+    parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value)
+      ? parsed.value
+      : null;
+  const showForm = mode === 'form' && fields !== null && formValue !== null;
 
   const start = async () => {
     if (!parsed.ok) return;
     setStarting(true);
     try {
       if (store.getState().dirty && !(await save())) return;
-      const { runId } = await trpc.runs.start.mutate({ flowId: store.getState().flowId, input: parsed.value });
-      subscription.current?.unsubscribe();
-      store.getState().startRun(runId);
-      subscription.current = trpc.runs.events.subscribe(
-        { runId, lastEventId: null },
-        {
-          onData: (envelope) => store.getState().applyRunEvent(envelope.data),
-          onError: (error) => toast(`Lost the run's event stream: ${messageOf(error)}`),
-        },
-      );
+      const { runId } = await trpc.runs.start.mutate({
+        flowId: store.getState().flowId,
+        input: parsed.value,
+        backend: 'inprocess',
+        ...(fixtures ? { fixtures: fixtures.value } : {}),
+      });
+      follow(runId);
     } catch (error) {
       toast(`Could not start the run: ${messageOf(error)}`);
     } finally {
       setStarting(false);
+    }
+  };
+
+  const onFixtures = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = '';
+    if (!file) return;
+    try {
+      setFixtures({ name: file.name, value: parseFixtures(await file.text()) });
+    } catch (error) {
+      toast(`Could not read ${file.name}: ${messageOf(error)}`);
     }
   };
 
@@ -91,18 +211,77 @@ export function RunPanel() {
     <section className="run-panel" aria-label="Run">
       <h2 className="panel-title">Run</h2>
       <div className="field">
-        <label htmlFor="run-input">Input (JSON)</label>
-        <textarea
-          id="run-input"
-          className={`textarea mono${parsed.ok ? '' : ' invalid'}`}
-          aria-label="Run input"
-          aria-invalid={!parsed.ok}
-          spellCheck={false}
-          rows={5}
-          value={text}
-          onChange={(event) => setText(event.target.value)}
+        <label htmlFor="run-backend">Backend</label>
+        <select
+          id="run-backend"
+          className="input"
+          aria-label="Backend"
+          value={backend}
+          onChange={(event) => setBackend(event.target.value)}
+        >
+          {BACKENDS.map((option) => (
+            <option key={option.id} value={option.id} disabled={!option.available}>
+              {option.label}
+              {option.available ? '' : ' (not configured)'}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <div className="field-head">
+          <span>Input</span>
+          {fields ? (
+            <button
+              type="button"
+              className="button ghost small"
+              aria-label={showForm ? 'Edit input as JSON' : 'Edit input as a form'}
+              disabled={mode === 'json' && formValue === null}
+              onClick={() => setMode(mode === 'form' ? 'json' : 'form')}
+            >
+              {showForm ? 'JSON' : 'Form'}
+            </button>
+          ) : null}
+        </div>
+        {showForm && fields && formValue ? (
+          <InputForm fields={fields} value={formValue} onChange={(next) => setText(JSON.stringify(next, null, 2))} />
+        ) : (
+          <>
+            <textarea
+              id="run-input"
+              className={`textarea mono${parsed.ok ? '' : ' invalid'}`}
+              aria-label="Run input"
+              aria-invalid={!parsed.ok}
+              spellCheck={false}
+              rows={5}
+              value={text}
+              onChange={(event) => setText(event.target.value)}
+            />
+            {parsed.ok ? null : <p className="field-error">{parsed.error}</p>}
+          </>
+        )}
+      </div>
+      <div className="field">
+        <label htmlFor="run-fixtures">Fixtures (optional JSON: step id → outputs)</label>
+        <input
+          id="run-fixtures"
+          type="file"
+          accept=".json,application/json"
+          aria-label="Fixtures file"
+          onChange={onFixtures}
         />
-        {parsed.ok ? null : <p className="field-error">{parsed.error}</p>}
+        {fixtures ? (
+          <span className="small">
+            <span className="mono">{fixtures.name}</span> ({Object.keys(fixtures.value).length} steps){' '}
+            <button
+              type="button"
+              className="button ghost small"
+              aria-label="Remove fixtures"
+              onClick={() => setFixtures(null)}
+            >
+              ✕
+            </button>
+          </span>
+        ) : null}
       </div>
       <button
         type="button"
@@ -119,7 +298,9 @@ export function RunPanel() {
         <div className="run-status" data-testid="run-status" data-status={run.state.status}>
           <div>
             <span className="mono small">{run.runId}</span>{' '}
-            <span className={`status-badge status-${run.state.status}`}>{run.state.status}</span>
+            <span className={`status-badge status-${run.state.status}`} role="status" aria-label="Run status">
+              {run.state.status}
+            </span>
           </div>
           {waiting.map((stepId) => (
             <div key={stepId} className="run-waiting">
@@ -128,9 +309,11 @@ export function RunPanel() {
             </div>
           ))}
           {run.state.status === 'completed' ? (
-            <pre className="pre" data-testid="run-output">
-              {JSON.stringify(run.state.output, null, 2)}
-            </pre>
+            <section aria-label="Run output">
+              <pre className="pre" data-testid="run-output">
+                {JSON.stringify(run.state.output, null, 2)}
+              </pre>
+            </section>
           ) : null}
           {run.state.error ? <pre className="pre error">{run.state.error.message}</pre> : null}
         </div>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useEditor } from '../store/editor-hooks.ts';
+import { EditActions } from './canvas/EditActions.tsx';
 import { useSave } from './use-flow-actions.ts';
 
 export function Toolbar() {
@@ -23,6 +24,7 @@ export function Toolbar() {
           </span>
         ) : null}
       </h1>
+      <EditActions />
       <button
         type="button"
         className="button primary"

@@ -47,7 +47,14 @@ function sameHandles(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((handle, index) => handle === b[index]);
 }
 
-export function toFlowNodes(graph: FlowGraph, selectedId: string | null, previous: readonly WeftNode[]): WeftNode[] {
+/** `selected`: the selected node ids (a single id or null is accepted too). */
+export function toFlowNodes(
+  graph: FlowGraph,
+  selected: ReadonlySet<string> | readonly string[] | string | null,
+  previous: readonly WeftNode[],
+): WeftNode[] {
+  const selectedIds: ReadonlySet<string> =
+    selected === null ? new Set() : typeof selected === 'string' ? new Set([selected]) : new Set(selected);
   const prevById = new Map(previous.map((node) => [node.id, node]));
   const byId = new Map(graph.nodes.map((node) => [node.id, node]));
   // xyflow wants parents before their children.
@@ -55,7 +62,7 @@ export function toFlowNodes(graph: FlowGraph, selectedId: string | null, previou
   return ordered.map((node) => {
     const prev = prevById.get(node.id);
     const handles = outHandles(graph, node);
-    const selected = node.id === selectedId;
+    const selected = selectedIds.has(node.id);
     const type = nodeType(node);
     const container = type === 'container';
     const size = container ? containerSize(graph, node) : undefined;
@@ -82,13 +89,21 @@ export function toFlowNodes(graph: FlowGraph, selectedId: string | null, previou
   });
 }
 
-export function toFlowEdges(graph: FlowGraph, previous: readonly Edge[]): Edge[] {
+export function toFlowEdges(
+  graph: FlowGraph,
+  previous: readonly Edge[],
+  selectedEdgeIds: readonly string[] = [],
+): Edge[] {
   const prevById = new Map(previous.map((edge) => [edge.id, edge]));
+  const chosen = new Set(selectedEdgeIds);
   return graph.edges.map((edge) => {
     const prev = prevById.get(edge.id);
-    if (prev && prev.source === edge.source && prev.target === edge.target) return prev;
+    const selected = chosen.has(edge.id);
+    if (prev && prev.source === edge.source && prev.target === edge.target && (prev.selected ?? false) === selected)
+      return prev;
     return {
       id: edge.id,
+      selected,
       source: edge.source,
       target: edge.target,
       ...(edge.sourceHandle ? { sourceHandle: edge.sourceHandle, label: edge.sourceHandle } : {}),

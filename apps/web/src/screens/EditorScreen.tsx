@@ -1,7 +1,12 @@
-/** Loads a flow, draws it as a graph, and lays out the editor around the canvas. */
+/**
+ * Loads a flow, draws it as a graph, and lays out the editor around the canvas. With a run in
+ * the route (`#/flows/<id>/runs/<runId>`) it loads the flow version that run ran and follows the
+ * run's events: live while it runs (wherever it was started), replayed when it has ended.
+ */
 import { type Flow, type FlowGraph, flowToGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect, useState } from 'react';
+import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
 import { Canvas } from '../editor/Canvas.tsx';
@@ -11,21 +16,36 @@ import { ProblemsPanel } from '../editor/ProblemsPanel.tsx';
 import { RunPanel } from '../editor/RunPanel.tsx';
 import { Toolbar } from '../editor/Toolbar.tsx';
 import { useLiveProblems } from '../editor/use-flow-actions.ts';
+import { useFollowRun } from '../runs/follow-run.ts';
+import { RunsList } from '../runs/RunsList.tsx';
 import { EditorStoreProvider } from '../store/EditorStoreProvider.tsx';
 import { messageOf, trpc } from '../trpc.ts';
 
 type Loaded = { graph: FlowGraph; version: number } | { error: string };
 
 export function EditorScreen({ flowId, theme }: { flowId: string; theme: Theme }) {
+  const route = useRoute();
+  const runId = route.screen === 'editor' ? (route.runId ?? null) : null;
+  // A new run in the route is another flow version: a fresh store.
+  return <EditorForRun key={runId ?? ''} flowId={flowId} runId={runId} theme={theme} />;
+}
+
+function EditorForRun({ flowId, runId, theme }: { flowId: string; runId: string | null; theme: Theme }) {
   const toast = useToast();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   useEffect(() => {
     let live = true;
-    trpc.flows.get
-      .query({ id: flowId })
-      .then(
-        (record) => live && setLoaded({ graph: flowToGraph(record.doc as unknown as Flow), version: record.version }),
-      )
+    (async () => {
+      if (!runId) {
+        const record = await trpc.flows.get.query({ id: flowId });
+        return { doc: record.doc as unknown, version: record.version };
+      }
+      // The run keeps the flow document it ran: draw exactly that.
+      const { run } = await trpc.runs.get.query({ runId });
+      if (run.flowId !== flowId) throw new Error(`run ${runId} is a run of '${run.flowId}'`);
+      return { doc: run.flow as unknown, version: run.flowVersion };
+    })()
+      .then((record) => live && setLoaded({ graph: flowToGraph(record.doc as Flow), version: record.version }))
       .catch((error: unknown) => {
         if (!live) return;
         setLoaded({ error: messageOf(error) });
@@ -34,7 +54,7 @@ export function EditorScreen({ flowId, theme }: { flowId: string; theme: Theme }
     return () => {
       live = false;
     };
-  }, [flowId, toast]);
+  }, [flowId, runId, toast]);
 
   if (!loaded) return <main className="loading muted">Loading {flowId}…</main>;
   if ('error' in loaded) {
@@ -51,14 +71,18 @@ export function EditorScreen({ flowId, theme }: { flowId: string; theme: Theme }
   return (
     <EditorStoreProvider init={{ flowId, version: loaded.version, graph: loaded.graph }}>
       <ReactFlowProvider>
-        <EditorLayout theme={theme} />
+        <EditorLayout theme={theme} runId={runId} />
       </ReactFlowProvider>
     </EditorStoreProvider>
   );
 }
 
-function EditorLayout({ theme }: { theme: Theme }) {
+function EditorLayout({ theme, runId }: { theme: Theme; runId: string | null }) {
   useLiveProblems();
+  const follow = useFollowRun();
+  useEffect(() => {
+    if (runId) follow(runId);
+  }, [runId, follow]);
   return (
     <main className="editor">
       <Toolbar />
@@ -69,6 +93,7 @@ function EditorLayout({ theme }: { theme: Theme }) {
           <Inspector />
           <ProblemsPanel />
           <RunPanel />
+          <RunsList openRunId={runId} />
         </div>
       </div>
     </main>

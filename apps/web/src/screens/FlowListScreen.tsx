@@ -1,5 +1,8 @@
-/** Every saved flow: create one from a name, open, delete. */
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+/**
+ * Every saved flow: create one from a name, import an IR JSON file, and per flow open, rename
+ * (a new version with the new name), duplicate, export (download its IR JSON) and delete.
+ */
+import { type ChangeEvent, type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { navigate } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import { slugOf, starterFlow } from '../graph/starter.ts';
@@ -12,11 +15,71 @@ interface FlowSummary {
   updatedAt: number;
 }
 
+/** `<id>-copy`, `<id>-copy-2`, … : an id no listed flow has. */
+function copyId(id: string, taken: ReadonlySet<string>): string {
+  const base = `${id.slice(0, 58)}-copy`;
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+function download(filename: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function RenameForm({ flow, onDone }: { flow: FlowSummary; onDone: (renamed: boolean) => void }) {
+  const toast = useToast();
+  const [name, setName] = useState(flow.name);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const next = name.trim();
+    if (!next || next === flow.name) return onDone(false);
+    setBusy(true);
+    try {
+      const record = await trpc.flows.get.query({ id: flow.id });
+      await trpc.flows.save.mutate({ id: flow.id, doc: { ...(record.doc as Record<string, unknown>), name: next } });
+      toast(`Renamed to ${next}`, 'success');
+      onDone(true);
+    } catch (error) {
+      toast(`Could not rename: ${messageOf(error)}`);
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="rename-form" onSubmit={submit}>
+      <input
+        className="input"
+        aria-label={`New name for ${flow.name}`}
+        value={name}
+        // biome-ignore lint/a11y/noAutofocus: the field the user just asked for
+        autoFocus
+        onChange={(event) => setName(event.target.value)}
+        onKeyDown={(event) => event.key === 'Escape' && onDone(false)}
+      />
+      <button type="submit" className="button primary" disabled={busy || !name.trim()} aria-label="Save name">
+        Save
+      </button>
+      <button type="button" className="button ghost" aria-label="Cancel rename" onClick={() => onDone(false)}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
 export function FlowListScreen() {
   const toast = useToast();
   const [flows, setFlows] = useState<FlowSummary[] | null>(null);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -43,6 +106,39 @@ export function FlowListScreen() {
       toast(`Could not create the flow: ${messageOf(error)}`);
     } finally {
       setBusy(false);
+    }
+  };
+
+  const importFile = async (event: ChangeEvent<HTMLInputElement>) => {
+    const file = event.target.files?.[0];
+    event.target.value = '';
+    if (!file) return;
+    try {
+      const { created, flow } = await trpc.flows.import.mutate({ json: await file.text() });
+      toast(created ? `Imported ${flow.name}` : `Imported ${flow.name} as version ${flow.version}`, 'success');
+      await load();
+    } catch (error) {
+      toast(`Could not import ${file.name}: ${messageOf(error)}`);
+    }
+  };
+
+  const duplicate = async (flow: FlowSummary) => {
+    const newId = copyId(flow.id, new Set((flows ?? []).map((other) => other.id)));
+    try {
+      await trpc.flows.duplicate.mutate({ id: flow.id, newId, name: `${flow.name} (copy)` });
+      toast(`Duplicated as ${newId}`, 'success');
+      await load();
+    } catch (error) {
+      toast(`Could not duplicate: ${messageOf(error)}`);
+    }
+  };
+
+  const exportFlow = async (flow: FlowSummary) => {
+    try {
+      const { filename, json } = await trpc.flows.export.query({ id: flow.id });
+      download(filename, json);
+    } catch (error) {
+      toast(`Could not export: ${messageOf(error)}`);
     }
   };
 
@@ -73,36 +169,91 @@ export function FlowListScreen() {
             + Create flow
           </button>
         </form>
+        <button
+          type="button"
+          className="button"
+          aria-label="Import a flow file"
+          onClick={() => fileInput.current?.click()}
+        >
+          ⇪ Import…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".json,application/json"
+          hidden
+          aria-label="Flow file to import"
+          onChange={importFile}
+        />
       </div>
       {flows === null ? (
         <p className="muted">Loading…</p>
       ) : flows.length === 0 ? (
         <div className="empty-state">
           <h2>No flows yet</h2>
-          <p>Type a name above and press “Create flow”: you get a one-step flow to build on.</p>
+          <p>
+            Type a name above and press “Create flow”: you get a one-step flow to build on. Or import a flow’s IR JSON
+            file.
+          </p>
         </div>
       ) : (
         <ul className="flow-cards">
           {flows.map((flow) => (
             <li key={flow.id} className="flow-card">
-              <a
-                className="flow-card-main"
-                href={`#/flows/${encodeURIComponent(flow.id)}`}
-                aria-label={`Open ${flow.name}`}
-              >
-                <span className="flow-card-name">{flow.name}</span>
-                <span className="muted mono">
-                  {flow.id} · v{flow.latestVersion} · {new Date(flow.updatedAt).toLocaleString()}
-                </span>
-              </a>
-              <button
-                type="button"
-                className="button ghost danger"
-                aria-label={`Delete ${flow.name}`}
-                onClick={() => remove(flow)}
-              >
-                Delete
-              </button>
+              {renaming === flow.id ? (
+                <RenameForm
+                  flow={flow}
+                  onDone={(renamed) => {
+                    setRenaming(null);
+                    if (renamed) void load();
+                  }}
+                />
+              ) : (
+                <a
+                  className="flow-card-main"
+                  href={`#/flows/${encodeURIComponent(flow.id)}`}
+                  aria-label={`Open ${flow.name}`}
+                >
+                  <span className="flow-card-name">{flow.name}</span>
+                  <span className="muted mono">
+                    {flow.id} · v{flow.latestVersion} · {new Date(flow.updatedAt).toLocaleString()}
+                  </span>
+                </a>
+              )}
+              <div className="flow-card-actions">
+                <button
+                  type="button"
+                  className="button ghost"
+                  aria-label={`Rename ${flow.name}`}
+                  onClick={() => setRenaming(flow.id)}
+                >
+                  Rename
+                </button>
+                <button
+                  type="button"
+                  className="button ghost"
+                  aria-label={`Duplicate ${flow.name}`}
+                  onClick={() => duplicate(flow)}
+                >
+                  Duplicate
+                </button>
+                <button
+                  type="button"
+                  className="button ghost"
+                  aria-label={`Export ${flow.name}`}
+                  onClick={() => exportFlow(flow)}
+                >
+                  Export
+                </button>
+                <button
+                  type="button"
+                  className="button ghost danger"
+                  aria-label={`Delete ${flow.name}`}
+                  onClick={() => remove(flow)}
+                >
+                  Delete
+                </button>
+              </div>
             </li>
           ))}
         </ul>

@@ -4,7 +4,7 @@ import { createEditorStore, type EditorInit, type EditorStore } from './editor-s
 export const EditorStoreContext = createContext<EditorStore | null>(null);
 
 /** One store per mounted editor; remount (a new `key`) to load another flow. */
-export function EditorStoreProvider({ init, children }: { init: EditorInit; children: ReactNode }) {
+export function EditorStoreProvider({ init, children }: { init: EditorInit; children?: ReactNode }) {
   const [store] = useState(() => createEditorStore(init));
   return <EditorStoreContext.Provider value={store}>{children}</EditorStoreContext.Provider>;
 }

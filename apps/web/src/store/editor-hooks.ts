@@ -19,4 +19,8 @@ export const useNodeText = (id: string) => useEditor((state) => state.run?.nodes
 export const useNodeWaiting = (id: string) => useEditor((state) => state.run?.nodes[id]?.waitingStepId ?? null);
 export const useNodeProblemCount = (id: string) =>
   useEditor((state) => state.problems.reduce((count, problem) => count + (problem.nodeId === id ? 1 : 0), 0));
-export const useIsSelected = (id: string) => useEditor((state) => state.selectedId === id);
+export const useIsSelected = (id: string) => useEditor((state) => state.selectedIds.includes(id));
+export const useCanUndo = () => useEditor((state) => state.history.past.length > 0);
+export const useCanRedo = () => useEditor((state) => state.history.future.length > 0);
+export const useHasSelection = () =>
+  useEditor((state) => state.selectedIds.length > 0 || state.selectedEdgeIds.length > 0);

@@ -4,7 +4,21 @@
  */
 import { type FlowGraph, initialRunState, type Json, type RunEvent, type RunState, type StepType } from '@weft/engine';
 import { createStore } from 'zustand/vanilla';
+import {
+  type ArmResult,
+  addBranchCase,
+  addElse,
+  addParallelBranch,
+  removeBranchCase,
+  removeElse,
+  removeParallelBranch,
+  renameParallelBranch,
+} from '../graph/arms.ts';
+import { type Clipboard, copyNodes, pasteNodes } from '../graph/clipboard.ts';
 import { appendStep, connect, dropStep, moveNodes, removeEdges, removeNodes, setConfig } from '../graph/graph-edit.ts';
+import { emptyHistory, type History, record, redo, undo } from '../graph/history.ts';
+import { autoLayout, type Size } from '../graph/layout.ts';
+import { renameStep } from '../graph/rename.ts';
 import { foldEvent, type NodeRun, nodeRunsOf } from './run-status.ts';
 
 /** A problem shown in the problems panel and as a badge on its node. */
@@ -25,12 +39,43 @@ export interface EditorState {
   /** The saved version the graph came from (bumped on save). */
   version: number | null;
   graph: FlowGraph;
+  /** The step the inspector shows: the last one selected (one of `selectedIds`), or none. */
   selectedId: string | null;
+  /** Every selected node (shift-click, box select). */
+  selectedIds: readonly string[];
+  selectedEdgeIds: readonly string[];
   dirty: boolean;
+  /** Undo/redo snapshots of `graph`. */
+  history: History;
+  clipboard: Clipboard | null;
+  /** How many times the clipboard was pasted: each paste lands a little further off. */
+  pasteCount: number;
+  snapToGrid: boolean;
   problems: Problem[];
   run: LiveRun | null;
 
   select(id: string | null): void;
+  /** Replaces the selection (xyflow's select changes, select all). */
+  setSelection(nodeIds: readonly string[], edgeIds?: readonly string[]): void;
+  undo(): void;
+  redo(): void;
+  copySelection(): boolean;
+  cutSelection(): void;
+  paste(): void;
+  /** Removes the selected nodes and edges as one edit. */
+  deleteSelection(): void;
+  /** Renames a step; returns an error message, or null on success. */
+  renameStep(from: string, to: string): string | null;
+  addParallelBranch(id: string, name?: string): string | null;
+  renameParallelBranch(id: string, from: string, to: string): string | null;
+  removeParallelBranch(id: string, name: string): string | null;
+  addBranchCase(id: string): string | null;
+  removeBranchCase(id: string, index: number): string | null;
+  addElse(id: string): string | null;
+  removeElse(id: string): string | null;
+  /** elk auto-layout (the engine's layout as fallback), as one undoable edit. */
+  autoLayout(sizes?: ReadonlyMap<string, Size>): Promise<void>;
+  toggleSnapToGrid(): void;
   appendStep(type: StepType): void;
   dropStep(type: StepType, position: { x: number; y: number }): void;
   connect(source: string, target: string, sourceHandle?: string | null): void;
@@ -53,37 +98,126 @@ export interface EditorInit {
 
 export function createEditorStore(init: EditorInit) {
   return createStore<EditorState>()((set, get) => {
-    const edit = (next: FlowGraph, selectedId: string | null = get().selectedId) => {
-      if (next !== get().graph) set({ graph: next, dirty: true, selectedId });
+    // `dirty` compares with the last saved graph, so undoing back to it is clean again.
+    let saved = init.graph;
+    // Typing in the inspector is one undo step per burst, not per keystroke.
+    let lastKey: string | null = null;
+    let lastAt = 0;
+    const edit = (next: FlowGraph, selection?: readonly string[], coalesce?: string) => {
+      const { graph, history } = get();
+      if (next === graph) return;
+      const now = Date.now();
+      const merge = coalesce !== undefined && coalesce === lastKey && now - lastAt < 1000 && history.past.length > 0;
+      lastKey = coalesce ?? null;
+      lastAt = now;
+      const ids = selection ?? get().selectedIds.filter((id) => next.nodes.some((node) => node.id === id));
+      set({
+        graph: next,
+        dirty: next !== saved,
+        history: merge ? { past: history.past, future: [] } : record(history, graph),
+        ...selectionOf(ids, get().selectedId),
+      });
+    };
+    const editArm = (result: ArmResult): string | null => {
+      if (!result.ok) return result.error;
+      edit(result.graph);
+      return null;
+    };
+    const travel = (step: typeof undo) => {
+      lastKey = null;
+      const moved = step(get().history, get().graph);
+      if (!moved) return;
+      const ids = get().selectedIds.filter((id) => moved.graph.nodes.some((node) => node.id === id));
+      set({
+        graph: moved.graph,
+        history: moved.history,
+        dirty: moved.graph !== saved,
+        ...selectionOf(ids, get().selectedId),
+      });
     };
     return {
       ...init,
       selectedId: null,
+      selectedIds: [],
+      selectedEdgeIds: [],
       dirty: false,
+      history: emptyHistory(),
+      clipboard: null,
+      pasteCount: 0,
+      snapToGrid: true,
       problems: [],
       run: null,
 
-      select: (id) => set({ selectedId: id }),
+      select: (id) => set({ selectedId: id, selectedIds: id === null ? [] : [id], selectedEdgeIds: [] }),
+      setSelection: (nodeIds, edgeIds = get().selectedEdgeIds) => {
+        const current = get();
+        if (sameIds(nodeIds, current.selectedIds) && sameIds(edgeIds, current.selectedEdgeIds)) return;
+        set({ ...selectionOf(nodeIds, current.selectedId), selectedEdgeIds: edgeIds });
+      },
       appendStep: (type) => {
         const { graph, id } = appendStep(get().graph, type, get().selectedId);
-        edit(graph, id);
+        edit(graph, [id]);
       },
       dropStep: (type, position) => {
         const { graph, id } = dropStep(get().graph, type, position);
-        edit(graph, id);
+        edit(graph, [id]);
       },
       connect: (source, target, sourceHandle) => edit(connect(get().graph, source, target, sourceHandle)),
-      removeNodes: (ids) => {
-        const selected = get().selectedId;
-        edit(removeNodes(get().graph, ids), selected && ids.includes(selected) ? null : selected);
-      },
+      removeNodes: (ids) => edit(removeNodes(get().graph, ids)),
       removeEdges: (ids) => edit(removeEdges(get().graph, ids)),
       // Moving is layout, not semantics — but layout is saved too (`ui.positions`), so it dirties.
       moveNodes: (moves) => edit(moveNodes(get().graph, moves)),
-      setConfig: (id, config) => edit(setConfig(get().graph, id, config)),
+      setConfig: (id, config) => edit(setConfig(get().graph, id, config), undefined, `config:${id}`),
+      undo: () => travel(undo),
+      redo: () => travel(redo),
+      copySelection: () => {
+        const clipboard = copyNodes(get().graph, get().selectedIds);
+        if (clipboard) set({ clipboard, pasteCount: 0 });
+        return clipboard !== null;
+      },
+      cutSelection: () => {
+        if (get().copySelection()) get().deleteSelection();
+      },
+      paste: () => {
+        const { clipboard, pasteCount } = get();
+        if (!clipboard) return;
+        const shift = 40 * (pasteCount + 1);
+        const { graph, ids } = pasteNodes(get().graph, clipboard, { x: shift, y: shift });
+        set({ pasteCount: pasteCount + 1 });
+        edit(graph, ids);
+      },
+      deleteSelection: () => {
+        const { selectedIds, selectedEdgeIds } = get();
+        edit(removeNodes(removeEdges(get().graph, selectedEdgeIds), selectedIds), []);
+        set({ selectedEdgeIds: [] });
+      },
+      renameStep: (from, to) => {
+        const result = renameStep(get().graph, from, to);
+        if (!result.ok) return result.error;
+        const ids = get().selectedIds.map((id) => (id === from ? to : id));
+        edit(result.graph, ids);
+        if (get().selectedId === from) set({ selectedId: to });
+        return null;
+      },
+      addParallelBranch: (id, name) => editArm(addParallelBranch(get().graph, id, name)),
+      renameParallelBranch: (id, from, to) => editArm(renameParallelBranch(get().graph, id, from, to)),
+      removeParallelBranch: (id, name) => editArm(removeParallelBranch(get().graph, id, name)),
+      addBranchCase: (id) => editArm(addBranchCase(get().graph, id)),
+      removeBranchCase: (id, index) => editArm(removeBranchCase(get().graph, id, index)),
+      addElse: (id) => editArm(addElse(get().graph, id)),
+      removeElse: (id) => editArm(removeElse(get().graph, id)),
+      autoLayout: async (sizes) => {
+        const before = get().graph;
+        const laid = await autoLayout(before, sizes);
+        // An edit made while elk ran wins over the layout.
+        if (get().graph === before) edit(laid);
+      },
+      toggleSnapToGrid: () => set({ snapToGrid: !get().snapToGrid }),
       setProblems: (problems) => set({ problems }),
-      markSaved: (version) =>
-        set({ version, dirty: false, graph: { ...get().graph, meta: { ...get().graph.meta, version } } }),
+      markSaved: (version) => {
+        saved = { ...get().graph, meta: { ...get().graph.meta, version } };
+        set({ version, dirty: false, graph: saved });
+      },
       startRun: (runId) => set({ run: { runId, state: initialRunState(), nodes: {} } }),
       applyRunEvent: (event) => {
         const run = get().run;
@@ -99,3 +233,13 @@ export function createEditorStore(init: EditorInit) {
 }
 
 export type EditorStore = ReturnType<typeof createEditorStore>;
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
+}
+
+/** The selection fields for `ids`: the inspector keeps its step while it stays selected. */
+function selectionOf(ids: readonly string[], current: string | null) {
+  const selectedId = current !== null && ids.includes(current) ? current : (ids.at(-1) ?? null);
+  return { selectedIds: ids, selectedId };
+}

@@ -45,8 +45,12 @@ export function stepSize(step: Step): Size {
       height: NODE_HEIGHT + GAP_Y + (armsHeight > 0 ? armsHeight + GAP_Y : 0) + NODE_HEIGHT,
     };
   }
-  return { width: NODE_WIDTH, height: NODE_HEIGHT };
+  // Room below nodes that grow while a run is live: an approval shows its decision card, an llm
+  // step its streamed text.
+  return { width: NODE_WIDTH, height: TALL_STEPS[step.type] ?? NODE_HEIGHT };
 }
+
+const TALL_STEPS: Partial<Record<Step['type'], number>> = { approval: 170, llm: 110 };
 
 export function listSize(steps: readonly Step[]): Size {
   if (steps.length === 0) return { width: NODE_WIDTH, height: 0 };
