@@ -8,7 +8,6 @@ import type { SqliteStoreDatabase } from './schema.ts';
 
 /** run_log.pos = runs.num × SEQ_SPAN + the row's first seq: each run owns a range of 2^24 positions. */
 export const SEQ_SPAN = 2 ** 24;
-/** Positions must stay safe integers in JS (node:sqlite refuses to read a larger INTEGER as number). */
 
 const PARAM = '\u0000weft-param:';
 

@@ -28,6 +28,7 @@ import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts'
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
+/** Positions must stay safe integers in JS (node:sqlite refuses to read a larger INTEGER as number). */
 const MAX_RUN_NUMBER = 2 ** 53 / SEQ_SPAN;
 
 /** Runs whose dedupe keys stay in memory (about one map entry per step, see RunKeys). */
