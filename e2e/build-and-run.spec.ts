@@ -1,16 +1,15 @@
 /**
- * The issue's main spec: build a flow in the editor (an `llm` on mock:echo, a `parallel` of two
- * `code` steps, an `approval`), fix a validation error the editor points at, save, reload and
- * see it unchanged, run it, see live statuses and streamed text, approve on the canvas, see the
- * output.
+ * The issue's main spec, through the UI only (no API calls build the flow): from an empty canvas
+ * build a flow with an `llm` (mock:echo), a `parallel` of two `code` steps and an `approval`; fix
+ * a validation error the editor points at; save; reload and see it unchanged; run it; see live
+ * statuses, durations and streamed text; approve on the canvas; see the output.
  *
- * Through the UI: creating the flow (its starter step is the `llm` on mock:echo), adding the
- * `parallel` and the `approval` (palette click-to-add after the selected node), the bad
- * expression and its fix (inspector JSON tab), the problems panel, save, reload, the input form,
- * Run, the live statuses, the streamed text and Approve on the canvas.
- * Through the API: the two `code` steps inside the parallel's arms (one `flows.save` from the
- * page), because the canvas has no click-to-add into an empty arm yet — that takes dragging
- * edges by their handles, which this spec does not attempt.
+ * How it is built: the new flow's starter step is deleted (empty canvas: Start → End), then
+ * palette clicks add the llm, the parallel after it and the approval after the parallel's join;
+ * each of the parallel's empty branches is filled by selecting its edge (accessible name
+ * `Edge from parallel (branch a) to parallel/join`) and clicking Code in the palette, which
+ * inserts the step on that edge. The code steps' sources are typed into the inspector's
+ * CodeMirror editor (Form tab); the llm's prompt goes through the JSON tab.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,53 +47,69 @@ describe('build, fix, save, run and approve a flow in the editor', () => {
         .sort();
     // Added steps can land outside the view (the canvas renders only what is visible): fit it.
     const fitAll = () => page.getByRole('button', { name: /fit view/i }).click();
+    const palette = (label: string) => page.getByRole('button', { name: `Add ${label} step` }).click();
+    // An edge is selected by a click on it, or by keyboard (focus it, Enter).
+    const selectEdge = async (name: string, by: 'click' | 'keyboard') => {
+      const edge = page.getByRole('group', { name, exact: true });
+      if (by === 'click') await edge.click();
+      else {
+        await edge.focus();
+        await edge.press('Enter');
+      }
+      await expect.poll(() => edge.getAttribute('class')).toMatch(/\bselected\b/);
+    };
+    const setSource = async (id: string, source: string) => {
+      await page.getByTestId(`node-${id}`).waitFor();
+      const code = page
+        .getByRole('region', { name: 'Inspector' })
+        .getByRole('textbox', { name: 'Source (JavaScript)' });
+      await code.fill(source);
+      await expect.poll(() => code.textContent()).toBe(source);
+    };
 
-    // A new flow: its one step is an llm on mock:echo.
+    // A new flow, emptied: its starter llm is deleted, leaving Start → End.
     await page.getByRole('textbox', { name: 'New flow name' }).fill('Review flow');
     await page.getByRole('button', { name: 'Create flow' }).click();
     await page.waitForURL(/#\/flows\/review-flow$/);
-    await page.getByTestId('node-reply').waitFor();
-
-    // Palette: a parallel after the llm, an approval after the parallel (after its join).
     await page.getByTestId('node-reply').click();
-    await page.getByRole('button', { name: 'Add Parallel step' }).click();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    await page.getByTestId('node-reply').waitFor({ state: 'detached' });
+    await page.getByRole('group', { name: 'Edge from Start to End', exact: true }).waitFor();
+
+    // Palette: the llm (defaults to mock:echo), then a parallel after it.
+    await palette('LLM');
+    await page.getByTestId('node-llm').waitFor();
+    await palette('Parallel');
+    await fitAll();
     await page.getByTestId('node-parallel').waitFor();
-    await page.getByRole('button', { name: 'Add Approval step' }).click();
+
+    // Each empty branch: select its edge, click Code — the step lands in that branch.
+    await selectEdge('Edge from parallel (branch a) to parallel/join', 'click');
+    await palette('Code');
+    await setSource('code', 'return { side: "left", n: 1 };');
+    await fitAll();
+    await selectEdge('Edge from parallel (branch b) to parallel/join', 'keyboard');
+    await palette('Code');
+    await setSource('code_2', 'return { side: "right", n: 2 };');
+    await page.getByRole('group', { name: 'Edge from code to parallel/join', exact: true }).waitFor();
+    await page.getByRole('group', { name: 'Edge from code_2 to parallel/join', exact: true }).waitFor();
+
+    // The approval after the parallel (that is, after its join).
+    await page.getByTestId('node-parallel').click();
+    await palette('Approval');
     await fitAll();
     await page.getByTestId('node-approval').waitFor();
-    await page.getByRole('button', { name: 'Save flow' }).click();
-    await expect.poll(() => page.getByRole('button', { name: 'Save flow' }).isDisabled()).toBe(true);
-
-    // The parallel's arms get a code step each (API: see the header).
-    await page.evaluate(async () => {
-      const got = await (await fetch('/trpc/flows.get?input=' + encodeURIComponent('{"id":"review-flow"}'))).json();
-      const doc = got.result.data.doc as { steps: { id: string; branches?: unknown }[] };
-      const parallel = doc.steps.find((step) => step.id === 'parallel')!;
-      parallel.branches = {
-        a: [{ id: 'left', type: 'code', source: 'return { side: "left", n: 1 };' }],
-        b: [{ id: 'right', type: 'code', source: 'return { side: "right", n: 2 };' }],
-      };
-      const saved = await fetch('/trpc/flows.save', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 'review-flow', doc }),
-      });
-      if (!saved.ok) throw new Error(await saved.text());
-    });
-    await page.reload();
-    await fitAll();
-    await page.getByTestId('node-left').waitFor();
-    await page.getByTestId('node-right').waitFor();
+    await page.getByRole('group', { name: 'Edge from parallel/join to approval', exact: true }).waitFor();
 
     // A bad expression: the problem is listed and pinned to the node, and Run is disabled.
-    await page.getByTestId('node-reply').click();
+    await page.getByTestId('node-llm').click();
     await page.getByRole('tab', { name: 'JSON' }).click();
-    const config = page.getByRole('textbox', { name: 'Config of reply' });
+    const config = page.getByRole('textbox', { name: 'Config of llm' });
     await config.fill(JSON.stringify({ model: 'mock:echo', prompt: 'Review {{ input.text ' }));
-    const problem = page.getByRole('button', { name: /^Problem at reply: .*not closed/ });
+    const problem = page.getByRole('button', { name: /^Problem at llm: .*not closed/ });
     await problem.waitFor();
     expect(await page.getByRole('button', { name: 'Run flow' }).isDisabled()).toBe(true);
-    await page.getByTestId('node-reply').locator('.problem-badge').waitFor();
+    await page.getByTestId('node-llm').locator('.problem-badge').waitFor();
     await problem.click();
     await config.fill(JSON.stringify({ model: 'mock:echo', prompt: 'Review {{ input.text }}' }));
     await problem.waitFor({ state: 'detached' });
@@ -105,7 +120,7 @@ describe('build, fix, save, run and approve a flow in the editor', () => {
     await fitAll();
     await page.getByTestId('node-approval').waitFor();
     const before = await nodeIds();
-    expect(before).toEqual(expect.arrayContaining(['reply', 'parallel', 'left', 'right', 'approval']));
+    expect(before).toEqual(expect.arrayContaining(['llm', 'parallel', 'code', 'code_2', 'approval']));
     await page.reload();
     await fitAll();
     await page.getByTestId('node-approval').waitFor();
@@ -119,10 +134,14 @@ describe('build, fix, save, run and approve a flow in the editor', () => {
     // Live: the llm streams its text and completes, both arms run, the approval waits on the canvas.
     const canvas = page.getByTestId('node-approval');
     await expect.poll(() => canvas.getAttribute('data-status'), { timeout: 20_000 }).toBe('waiting');
-    expect(await page.getByTestId('node-reply').getAttribute('data-status')).toBe('completed');
-    expect(await page.getByTestId('node-reply').textContent()).toContain('hello weft');
-    expect(await page.getByTestId('node-left').getAttribute('data-status')).toBe('completed');
-    expect(await page.getByTestId('node-right').getAttribute('data-status')).toBe('completed');
+    const llm = page.getByTestId('node-llm');
+    expect(await llm.getAttribute('data-status')).toBe('completed');
+    expect(await llm.textContent()).toContain('hello weft');
+    // Done steps show how long they took.
+    expect(await llm.getByTestId('node-duration').textContent()).toMatch(/^\d+(\.\d)? (ms|s)$/);
+    expect(await page.getByTestId('node-code').getAttribute('data-status')).toBe('completed');
+    expect(await page.getByTestId('node-code_2').getAttribute('data-status')).toBe('completed');
+    await page.getByTestId('node-code_2').getByTestId('node-duration').waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'editor-running.png') });
     await page
       .getByRole('region', { name: 'Run', exact: true })
@@ -138,11 +157,18 @@ describe('build, fix, save, run and approve a flow in the editor', () => {
       .toBe('completed');
     expect(await canvas.getAttribute('data-status')).toBe('completed');
     await page.getByRole('region', { name: 'Run output' }).waitFor();
+    expect(await page.getByTestId('run-output').textContent()).toContain('looks good');
+    // The code steps ran the sources typed into the inspector.
+    await page.getByTestId('node-code').click();
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    await expect.poll(() => inspector.textContent()).toContain('"side": "left"');
+    await page.getByTestId('node-code_2').click();
+    await expect.poll(() => inspector.textContent()).toContain('"side": "right"');
     // The run is listed, and opening it replays it on the canvas.
     const runLink = page.getByRole('link', { name: /^Open run .* \(completed\)$/ });
     await runLink.click();
     await page.waitForURL(/#\/flows\/review-flow\/runs\/[^/]+$/);
     await expect.poll(() => page.getByTestId('node-approval').getAttribute('data-status')).toBe('completed');
-    expect(await page.getByTestId('node-reply').textContent()).toContain('hello weft');
+    expect(await page.getByTestId('node-llm').textContent()).toContain('hello weft');
   }
 });

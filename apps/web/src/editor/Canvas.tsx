@@ -48,6 +48,16 @@ function nextSelection(current: readonly string[], changes: readonly { id: strin
   return [...ids];
 }
 
+/** The id of the edge drawn under a screen point, if any (its wide interaction path counts). */
+function edgeAt(x: number, y: number): string | null {
+  for (const element of document.elementsFromPoint(x, y)) {
+    const edge = element.closest('.react-flow__edge');
+    if (edge) return edge.getAttribute('data-id');
+    if (element.closest('.react-flow__node')) return null;
+  }
+  return null;
+}
+
 export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   const store = useEditorStoreApi();
   const graph = useEditor((state) => state.graph);
@@ -110,6 +120,9 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
       const type = event.dataTransfer.getData(STEP_DRAG_TYPE) as StepType;
       if (!type) return;
       event.preventDefault();
+      // Dropped on an edge: inserted on it (source → new → target); elsewhere: a loose step.
+      const edgeId = edgeAt(event.clientX, event.clientY);
+      if (edgeId && store.getState().insertOnEdge(type, edgeId)) return;
       store.getState().dropStep(type, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
     },
     [store, screenToFlowPosition],

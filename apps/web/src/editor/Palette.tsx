@@ -1,4 +1,7 @@
-/** Every step type: drag one onto the canvas, or click to add it after the selected node. */
+/**
+ * Every step type: drag one onto the canvas (onto an edge to insert it there), or click to add it
+ * after the selected node — or on the selected edge, which fills an empty branch, arm or body.
+ */
 import type { DragEvent } from 'react';
 import { STEP_CATALOG } from '../graph/step-catalog.ts';
 import { useEditorStoreApi } from '../store/editor-hooks.ts';
@@ -9,7 +12,9 @@ export function Palette() {
   return (
     <aside className="palette" aria-label="Step palette">
       <h2 className="panel-title">Steps</h2>
-      <p className="muted small">Drag onto the canvas, or click to add after the selected node.</p>
+      <p className="muted small">
+        Drag onto the canvas or an edge, or click to add after the selected node (or on the selected edge).
+      </p>
       <ul>
         {STEP_CATALOG.map((info) => (
           <li key={info.type}>

@@ -1,5 +1,6 @@
 /** What the live run did at a node: per run step, its status, attempts, duration, output or error. */
 import { useEditor } from '../store/editor-hooks.ts';
+import { formatDuration } from '../store/run-status.ts';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 
 export function StepRunDetails({ nodeId }: { nodeId: string }) {
@@ -16,7 +17,9 @@ export function StepRunDetails({ nodeId }: { nodeId: string }) {
           <details key={stepId} className="run-step" open={stepIds.length === 1}>
             <summary>
               <span className="mono">{stepId}</span> <StatusBadge status={step.status} />
-              {step.durationMs !== null ? <span className="muted small"> {step.durationMs} ms</span> : null}
+              {step.durationMs !== null ? (
+                <span className="muted small"> {formatDuration(step.durationMs)}</span>
+              ) : null}
               {step.attempts > 1 ? <span className="muted small"> · attempt {step.attempts}</span> : null}
             </summary>
             {step.text ? <pre className="pre">{step.text}</pre> : null}

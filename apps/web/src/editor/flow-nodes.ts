@@ -6,7 +6,7 @@
 
 import { type FlowGraph, type GraphNode, NODE_HEIGHT, NODE_WIDTH } from '@weft/engine';
 import type { Edge, Node } from '@xyflow/react';
-import { outHandles } from '../graph/graph-edit.ts';
+import { edgeLabel, outHandles } from '../graph/graph-edit.ts';
 import { isContainerType } from '../graph/step-catalog.ts';
 
 export interface WeftNodeData extends Record<string, unknown> {
@@ -99,11 +99,22 @@ export function toFlowEdges(
   return graph.edges.map((edge) => {
     const prev = prevById.get(edge.id);
     const selected = chosen.has(edge.id);
-    if (prev && prev.source === edge.source && prev.target === edge.target && (prev.selected ?? false) === selected)
+    // The accessible name (`Edge from parallel (branch a) to parallel/join`): select an edge, then
+    // a palette click inserts the step on it.
+    const ariaLabel = edgeLabel(graph, edge);
+    if (
+      prev &&
+      prev.source === edge.source &&
+      prev.target === edge.target &&
+      (prev.selected ?? false) === selected &&
+      prev.ariaLabel === ariaLabel
+    )
       return prev;
     return {
       id: edge.id,
       selected,
+      ariaLabel,
+      focusable: true,
       source: edge.source,
       target: edge.target,
       ...(edge.sourceHandle ? { sourceHandle: edge.sourceHandle, label: edge.sourceHandle } : {}),

@@ -108,6 +108,72 @@ export function appendStep(graph: FlowGraph, type: StepType, afterId: string | n
   return { graph: { ...graph, nodes: [...nodes, ...added.nodes], edges: [...edges, ...added.edges] }, id: added.id };
 }
 
+/** How an edge's source handle reads in its accessible name: `branch a`, `case 0`, `else`, `body`. */
+export function describeHandle(graph: FlowGraph, edge: GraphEdge): string | null {
+  const handle = edge.sourceHandle;
+  if (!handle) return null;
+  if (handle === BODY_HANDLE) return 'body';
+  if (handle === ELSE_HANDLE) return 'else';
+  const match = /^case-(\d+)$/.exec(handle);
+  const source = graph.nodes.find((node) => node.id === edge.source);
+  if (match && source?.stepType === 'branch') return `case ${match[1]}`;
+  return source?.stepType === 'parallel' ? `branch ${handle}` : handle;
+}
+
+/** An edge's accessible name: `Edge from parallel (branch a) to parallel/join`. */
+export function edgeLabel(graph: FlowGraph, edge: GraphEdge): string {
+  const name = (id: string) => (id === '@start' ? 'Start' : id === '@end' ? 'End' : id);
+  const handle = describeHandle(graph, edge);
+  return `Edge from ${name(edge.source)}${handle ? ` (${handle})` : ''} to ${name(edge.target)}`;
+}
+
+/**
+ * Inserts a step of `type` on the edge `edgeIdToSplit`: source → new → target. The first edge keeps
+ * the source handle (`a`, `case-0`, `else`, `body`), so this fills an empty parallel branch, branch
+ * arm or map/loop body. On a container's `body` edge the new step goes inside that container;
+ * otherwise it shares the target's container. Nodes below make room. Returns null for an unknown edge.
+ */
+export function insertOnEdge(
+  graph: FlowGraph,
+  type: StepType,
+  edgeIdToSplit: string,
+): { graph: FlowGraph; id: string } | null {
+  const edge = graph.edges.find((candidate) => candidate.id === edgeIdToSplit);
+  const source = graph.nodes.find((node) => node.id === edge?.source);
+  const target = graph.nodes.find((node) => node.id === edge?.target);
+  if (!edge || !source || !target) return null;
+  const intoBody = edge.sourceHandle === BODY_HANDLE;
+  const parentId = intoBody ? source.id : (target.parentId ?? source.parentId);
+  // A parallel without branches has one plain edge to its join: the step starts its first branch.
+  let handle = edge.sourceHandle;
+  if (!handle && source.stepType === 'parallel' && target.id === joinNodeId(source.id)) handle = 'a';
+
+  let position: { x: number; y: number };
+  if (intoBody) {
+    position = { x: 30, y: 50 };
+  } else {
+    const arms = handle && handle !== BODY_HANDLE ? outHandles(graph, source) : [];
+    const index = handle ? arms.indexOf(handle) : -1;
+    // Arms side by side, clear of the edges that converge on the merge/join dot below the fan-out.
+    const offset = index >= 0 && arms.length > 1 ? (index - (arms.length - 1) / 2) * (NODE_WIDTH + 160) : 0;
+    position = { x: source.position.x + offset, y: source.position.y + GAP_Y };
+  }
+  const added = newStep(graph, type, position, parentId);
+  // Make room: the target and the nodes of its container below it move down by what the step needs.
+  const needed = position.y + added.height - target.position.y;
+  const nodes = graph.nodes.map((node) =>
+    needed > 0 && node.parentId === target.parentId && node.position.y >= target.position.y
+      ? { ...node, position: { x: node.position.x, y: node.position.y + needed } }
+      : node,
+  );
+  // In place: a parallel's branches are in edge order.
+  const edges = graph.edges.flatMap((other) =>
+    other.id === edge.id ? [makeEdge(source.id, added.id, handle), makeEdge(added.exit, target.id)] : [other],
+  );
+  edges.push(...added.edges);
+  return { graph: { ...graph, nodes: [...nodes, ...added.nodes], edges }, id: added.id };
+}
+
 function targetKind(graph: FlowGraph, edge: GraphEdge) {
   return graph.nodes.find((node) => node.id === edge.target)?.kind;
 }
@@ -127,24 +193,59 @@ export function connect(graph: FlowGraph, source: string, target: string, source
   return { ...graph, edges: [...graph.edges, edge] };
 }
 
-/** Removes nodes (with their container bodies and merge/join partners) and edges touching them. */
+/**
+ * Removes nodes (with their container bodies and merge/join partners) and edges touching them.
+ * A step removed from a chain leaves no gap: when what is removed had one edge in and one plain
+ * edge out, its neighbours are joined (keeping the in-edge's handle, so an arm or body whose
+ * only step goes is empty again rather than dangling).
+ */
 export function removeNodes(graph: FlowGraph, ids: readonly string[]): FlowGraph {
+  let next = graph;
+  for (const id of ids) next = removeOne(next, id);
+  return next;
+}
+
+function removeOne(graph: FlowGraph, id: string): FlowGraph {
   const gone = new Set<string>();
   const visit = (id: string) => {
     const node = graph.nodes.find((candidate) => candidate.id === id);
     if (!node || node.kind === 'start' || node.kind === 'end' || gone.has(id)) return;
     gone.add(id);
     for (const child of graph.nodes) if (child.parentId === id) visit(child.id);
+    // A fan-out's arms go with it: everything between it and its merge/join node.
+    if (node.stepType === 'branch' || node.stepType === 'parallel') {
+      const exit = node.stepType === 'branch' ? mergeNodeId(id) : joinNodeId(id);
+      const queue = graph.edges.filter((edge) => edge.source === id).map((edge) => edge.target);
+      const seen = new Set<string>();
+      while (queue.length > 0) {
+        const next = queue.pop() ?? exit;
+        if (next === exit || seen.has(next)) continue;
+        seen.add(next);
+        visit(next);
+        for (const edge of graph.edges) if (edge.source === next) queue.push(edge.target);
+      }
+    }
     visit(mergeNodeId(id));
     visit(joinNodeId(id));
   };
-  ids.forEach(visit);
+  visit(id);
   if (gone.size === 0) return graph;
-  return {
-    ...graph,
-    nodes: graph.nodes.filter((node) => !gone.has(node.id)),
-    edges: graph.edges.filter((edge) => !gone.has(edge.source) && !gone.has(edge.target)),
-  };
+  const into = graph.edges.filter((edge) => gone.has(edge.target) && !gone.has(edge.source));
+  const outOf = graph.edges.filter((edge) => gone.has(edge.source) && !gone.has(edge.target));
+  const [inEdge] = into;
+  const [outEdge] = outOf;
+  let bridge: GraphEdge | null = null;
+  if (into.length === 1 && outOf.length === 1 && inEdge && outEdge && !outEdge.sourceHandle) {
+    bridge = makeEdge(inEdge.source, outEdge.target, inEdge.sourceHandle);
+    const id = bridge.id;
+    if (graph.edges.some((edge) => edge.id === id)) bridge = null;
+  }
+  // The bridge takes the in-edge's place: a parallel's branches are in edge order.
+  const edges = graph.edges.flatMap((edge) => {
+    if (bridge && edge === inEdge) return [bridge];
+    return gone.has(edge.source) || gone.has(edge.target) ? [] : [edge];
+  });
+  return { ...graph, nodes: graph.nodes.filter((node) => !gone.has(node.id)), edges };
 }
 
 export function removeEdges(graph: FlowGraph, ids: readonly string[]): FlowGraph {

@@ -3,6 +3,7 @@ import { useContext } from 'react';
 import { useStore } from 'zustand';
 import { EditorStoreContext } from './EditorStoreProvider.tsx';
 import type { EditorState, EditorStore } from './editor-store.ts';
+import { runIsActive } from './run-status.ts';
 
 export function useEditorStoreApi(): EditorStore {
   const store = useContext(EditorStoreContext);
@@ -16,6 +17,12 @@ export function useEditor<T>(selector: (state: EditorState) => T): T {
 
 export const useNodeStatus = (id: string) => useEditor((state) => state.run?.nodes[id]?.status ?? null);
 export const useNodeText = (id: string) => useEditor((state) => state.run?.nodes[id]?.text ?? '');
+/** Not reached yet while the run can still reach it (drawn dimmed as `queued`). */
+export const useNodeQueued = (id: string) =>
+  useEditor((state) => state.run !== null && runIsActive(state.run.state.status) && !state.run.nodes[id]);
+export const useNodeDuration = (id: string) => useEditor((state) => state.run?.nodes[id]?.durationMs ?? null);
+/** The tool names called so far, newline-joined (a string, so the selector result is stable). */
+export const useNodeToolCalls = (id: string) => useEditor((state) => state.run?.nodes[id]?.toolCalls.join('\n') ?? '');
 export const useNodeWaiting = (id: string) => useEditor((state) => state.run?.nodes[id]?.waitingStepId ?? null);
 export const useNodeProblemCount = (id: string) =>
   useEditor((state) => state.problems.reduce((count, problem) => count + (problem.nodeId === id ? 1 : 0), 0));

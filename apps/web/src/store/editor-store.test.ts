@@ -65,4 +65,25 @@ describe('editor store: undo/redo, selection, clipboard', () => {
     expect(store.getState().addBranchCase('branch')).toBeNull();
     expect(store.getState().addParallelBranch('branch')).toMatch(/not a parallel/);
   });
+
+  it('palette click with one selected edge inserts on it; one undo step; then add-after-node again', () => {
+    const store = make();
+    store.getState().appendStep('parallel');
+    const branchA = store
+      .getState()
+      .graph.edges.find((edge) => edge.source === 'parallel' && edge.sourceHandle === 'a');
+    store.getState().setSelection([], [branchA?.id ?? '']);
+    store.getState().appendStep('code');
+    expect(store.getState().selectedId).toBe('code');
+    expect(store.getState().selectedEdgeIds).toEqual([]);
+    const result = graphToFlow(store.getState().graph);
+    expect(result.ok && result.flow.steps[1]).toMatchObject({ branches: { a: [{ id: 'code' }] } });
+    // The new step is selected: the next click adds after it, inside the same branch.
+    store.getState().appendStep('transform');
+    const next = graphToFlow(store.getState().graph);
+    expect(next.ok && next.flow.steps[1]).toMatchObject({ branches: { a: [{ id: 'code' }, { id: 'transform' }] } });
+    store.getState().undo();
+    store.getState().undo();
+    expect(store.getState().graph.nodes.some((node) => node.id === 'code')).toBe(false);
+  });
 });

@@ -15,7 +15,16 @@ import {
   renameParallelBranch,
 } from '../graph/arms.ts';
 import { type Clipboard, copyNodes, pasteNodes } from '../graph/clipboard.ts';
-import { appendStep, connect, dropStep, moveNodes, removeEdges, removeNodes, setConfig } from '../graph/graph-edit.ts';
+import {
+  appendStep,
+  connect,
+  dropStep,
+  insertOnEdge,
+  moveNodes,
+  removeEdges,
+  removeNodes,
+  setConfig,
+} from '../graph/graph-edit.ts';
 import { emptyHistory, type History, record, redo, undo } from '../graph/history.ts';
 import { autoLayout, type Size } from '../graph/layout.ts';
 import { renameStep } from '../graph/rename.ts';
@@ -76,7 +85,13 @@ export interface EditorState {
   /** elk auto-layout (the engine's layout as fallback), as one undoable edit. */
   autoLayout(sizes?: ReadonlyMap<string, Size>): Promise<void>;
   toggleSnapToGrid(): void;
+  /**
+   * Palette click: on the one selected edge (when no node is selected) the step is inserted on
+   * that edge; otherwise it is added after the selected node.
+   */
   appendStep(type: StepType): void;
+  /** Inserts a step on an edge (source → new → target); false when the edge is gone. */
+  insertOnEdge(type: StepType, edgeId: string): boolean;
   dropStep(type: StepType, position: { x: number; y: number }): void;
   connect(source: string, target: string, sourceHandle?: string | null): void;
   removeNodes(ids: readonly string[]): void;
@@ -155,8 +170,18 @@ export function createEditorStore(init: EditorInit) {
         set({ ...selectionOf(nodeIds, current.selectedId), selectedEdgeIds: edgeIds });
       },
       appendStep: (type) => {
+        const { selectedIds, selectedEdgeIds } = get();
+        const edge = selectedIds.length === 0 && selectedEdgeIds.length === 1 ? selectedEdgeIds[0] : undefined;
+        if (edge !== undefined && get().insertOnEdge(type, edge)) return;
         const { graph, id } = appendStep(get().graph, type, get().selectedId);
         edit(graph, [id]);
+      },
+      insertOnEdge: (type, edgeId) => {
+        const done = insertOnEdge(get().graph, type, edgeId);
+        if (!done) return false;
+        edit(done.graph, [done.id]);
+        set({ selectedEdgeIds: [] });
+        return true;
       },
       dropStep: (type, position) => {
         const { graph, id } = dropStep(get().graph, type, position);

@@ -1,6 +1,6 @@
 import { initialRunState, type RunEvent, type RunEventInput } from '@weft/engine';
 import { describe, expect, it } from 'vitest';
-import { foldEvent, nodeIdsOfStep, nodeRunsOf } from './run-status.ts';
+import { foldEvent, formatDuration, nodeIdsOfStep, nodeRunsOf, runIsActive } from './run-status.ts';
 
 let seq = 0;
 const ev = (event: RunEventInput): RunEvent => ({ ...event, runId: 'r1', seq: ++seq, at: seq * 10 });
@@ -8,7 +8,8 @@ const ev = (event: RunEventInput): RunEvent => ({ ...event, runId: 'r1', seq: ++
 describe('nodeIdsOfStep', () => {
   it('lists the node candidates of a run step id, innermost first', () => {
     expect(nodeIdsOfStep('agent')).toEqual(['agent']);
-    expect(nodeIdsOfStep('agent/llm#3')).toEqual(['llm', 'agent']);
+    expect(nodeIdsOfStep('agent/llm#3')).toEqual(['agent']);
+    expect(nodeIdsOfStep('agent/tool#1.0')).toEqual(['agent']);
     expect(nodeIdsOfStep('fanout.a/fetch')).toEqual(['fetch', 'fanout']);
     expect(nodeIdsOfStep('each[2]/summarize')).toEqual(['summarize', 'each']);
   });
@@ -56,5 +57,62 @@ describe('foldEvent + nodeRunsOf', () => {
     expect(runs.each?.status).toBe('running');
     expect(runs.gate).toMatchObject({ status: 'waiting', waitingStepId: 'gate' });
     expect(state.status).toBe('waiting');
+  });
+
+  it("counts an agent's tool calls on its node (even beside a step called `tool`) and times ended steps", () => {
+    seq = 0;
+    const nodes = new Set(['agent', 'tool']);
+    let state = initialRunState();
+    for (const event of [
+      ev({ type: 'run.started', flowId: 'f', flowVersion: 1, input: {}, backend: 'inprocess' }),
+      ev({ type: 'step.started', stepId: 'agent', stepType: 'llm' }),
+      ev({ type: 'step.started', stepId: 'agent/llm#1', stepType: 'model-turn', parentId: 'agent' }),
+      ev({ type: 'step.completed', stepId: 'agent/llm#1', output: {} }),
+      ev({
+        type: 'step.started',
+        stepId: 'agent/tool#1.0',
+        stepType: 'tool-call',
+        parentId: 'agent',
+        input: { tool: 'search', args: {} },
+      }),
+      ev({
+        type: 'step.started',
+        stepId: 'agent/tool#1.1',
+        stepType: 'tool-call',
+        parentId: 'agent',
+        input: { tool: 'add', args: {} },
+      }),
+    ])
+      state = foldEvent(state, event);
+    let runs = nodeRunsOf(state, nodes);
+    expect(runs.agent).toMatchObject({ status: 'running', toolCalls: ['search', 'add'], durationMs: null });
+    expect(runs.tool).toBeUndefined();
+    expect(runIsActive(state.status)).toBe(true);
+    state = foldEvent(state, ev({ type: 'step.completed', stepId: 'agent', output: { text: 'ok' } }));
+    runs = nodeRunsOf(state, nodes);
+    expect(runs.agent?.durationMs).toBe(state.steps.agent!.endedAt! - state.steps.agent!.startedAt!);
+    // A step in a parallel branch, and the iterations of a map body step: first start to last end.
+    for (const event of [
+      ev({ type: 'step.started', stepId: 'fan.a/left', stepType: 'code' }),
+      ev({ type: 'step.completed', stepId: 'fan.a/left', output: 1 }),
+      ev({ type: 'step.started', stepId: 'each[0]/inner', stepType: 'code' }),
+      ev({ type: 'step.started', stepId: 'each[1]/inner', stepType: 'code' }),
+      ev({ type: 'step.completed', stepId: 'each[0]/inner', output: 1 }),
+    ])
+      state = foldEvent(state, event);
+    const more = new Set(['agent', 'fan', 'left', 'each', 'inner']);
+    expect(nodeRunsOf(state, more).left?.durationMs).toBe(10);
+    expect(nodeRunsOf(state, more).inner?.durationMs).toBeNull();
+    state = foldEvent(state, ev({ type: 'step.completed', stepId: 'each[1]/inner', output: 2 }));
+    expect(nodeRunsOf(state, more).inner?.durationMs).toBe(30);
+    state = foldEvent(state, ev({ type: 'run.completed', output: null }));
+    expect(runIsActive(state.status)).toBe(false);
+  });
+
+  it('formats durations', () => {
+    expect(formatDuration(840)).toBe('840 ms');
+    expect(formatDuration(2_400)).toBe('2.4 s');
+    expect(formatDuration(42_000)).toBe('42 s');
+    expect(formatDuration(65_000)).toBe('1 m 05 s');
   });
 });

@@ -18,10 +18,14 @@ export function foldEvent(prev: RunState, event: RunEvent): RunState {
   return applyEvent(next, event);
 }
 
-/** The candidate node ids of a run step id, innermost first. */
+/**
+ * The candidate node ids of a run step id, innermost first. Segments with `#` are an llm's model
+ * turns and tool calls (`llm#3`, `tool#1.0`), never nodes: they show on their llm's node.
+ */
 export function nodeIdsOfStep(stepId: string): string[] {
   return stepId
     .split('/')
+    .filter((segment) => !segment.includes('#'))
     .map(
       (segment) =>
         segment
@@ -41,6 +45,10 @@ export interface NodeRun {
   stepIds: string[];
   /** The run step id of a pending approval on this node, if any. */
   waitingStepId: string | null;
+  /** How long the node's own step took, once it ended. */
+  durationMs: number | null;
+  /** The tools called by this node's agent turns, in call order. */
+  toolCalls: string[];
 }
 
 const RANK: Record<StepStatus, number> = { completed: 0, running: 1, retrying: 2, waiting: 3, failed: 4 };
@@ -56,12 +64,13 @@ export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Recor
     if (!nodeId) continue;
     let entry = out[nodeId];
     if (!entry) {
-      entry = { status: step.status, text: '', stepIds: [], waitingStepId: null };
+      entry = { status: step.status, text: '', stepIds: [], waitingStepId: null, durationMs: null, toolCalls: [] };
       out[nodeId] = entry;
     }
     entry.stepIds.push(stepId);
     if (step.text) entry.text += step.text;
     if (step.status === 'waiting') entry.waitingStepId = stepId;
+    if (step.stepType === 'tool-call') entry.toolCalls.push(toolName(step.input) ?? stepId.split('/').at(-1) ?? 'tool');
     const seen = worst[nodeId];
     if (seen === undefined || RANK[step.status] > RANK[seen]) worst[nodeId] = step.status;
   }
@@ -70,6 +79,46 @@ export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Recor
     // body step, which have no own step) the busiest of its steps shows.
     const own = state.steps[nodeId]?.status;
     entry.status = own !== undefined && own !== 'running' ? own : (worst[nodeId] ?? 'running');
+    entry.durationMs = durationOf(state, entry.stepIds, nodeId);
   }
   return out;
+}
+
+function toolName(input: unknown): string | null {
+  const tool = (input as { tool?: unknown } | null)?.tool;
+  return typeof tool === 'string' ? tool : null;
+}
+
+/**
+ * The time the node's own steps took once all ended (`parallel.b/code`, or every iteration
+ * `each[i]/summarize` of a body step: first start to last end); null while any still runs.
+ */
+function durationOf(state: RunState, stepIds: readonly string[], nodeId: string): number | null {
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  for (const stepId of stepIds) {
+    if (nodeIdsOfStep(stepId)[0] !== nodeId || stepId.split('/').at(-1)?.includes('#')) continue;
+    const step = state.steps[stepId];
+    if (!step) continue;
+    if (step.status !== 'completed' && step.status !== 'failed') return null;
+    if (step.startedAt === null || step.endedAt === null) return step.durationMs;
+    start = Math.min(start, step.startedAt);
+    end = Math.max(end, step.endedAt);
+    count++;
+  }
+  return count > 0 ? Math.max(0, end - start) : null;
+}
+
+/** `840 ms`, `2.4 s`, `1 m 05 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)} m ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
+/** Whether the run can still reach steps it has not started. */
+export function runIsActive(status: RunState['status'] | undefined): boolean {
+  return status === 'running' || status === 'waiting';
 }

@@ -4,13 +4,15 @@ import { BODY_HANDLE } from '@weft/engine';
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { stepInfo } from '../../graph/step-catalog.ts';
-import { useNodeProblemCount, useNodeStatus } from '../../store/editor-hooks.ts';
+import { useNodeDuration, useNodeProblemCount, useNodeQueued, useNodeStatus } from '../../store/editor-hooks.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
 export const ContainerNode = memo(function ContainerNode({ id, data, selected }: NodeProps<WeftNode>) {
   const info = stepInfo(data.node.stepType);
-  const status = useNodeStatus(id);
+  const queued = useNodeQueued(id);
+  const status = useNodeStatus(id) ?? (queued ? 'queued' : null);
+  const durationMs = useNodeDuration(id);
   const problems = useNodeProblemCount(id);
   return (
     <div
@@ -25,7 +27,7 @@ export const ContainerNode = memo(function ContainerNode({ id, data, selected }:
         </span>
         <span className="wf-type">{info?.label}</span>
         <span className="wf-id mono">{id}</span>
-        <StatusBadge status={status} />
+        <StatusBadge status={status} durationMs={durationMs} />
         {problems > 0 ? <span className="problem-badge">{problems}</span> : null}
       </div>
       <Handle id={BODY_HANDLE} type="source" position={Position.Left} className="body-handle" title="body" />

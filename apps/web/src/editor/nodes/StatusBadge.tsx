@@ -1,7 +1,12 @@
 import type { StepStatus } from '@weft/engine';
 import { memo } from 'react';
+import { formatDuration } from '../../store/run-status.ts';
 
-const LABEL: Record<StepStatus, string> = {
+/** A node's live status; `queued` is a step the active run has not reached yet. */
+export type NodeStatus = StepStatus | 'queued';
+
+const LABEL: Record<NodeStatus, string> = {
+  queued: 'queued',
   running: 'running',
   waiting: 'waiting',
   retrying: 'retrying',
@@ -9,11 +14,38 @@ const LABEL: Record<StepStatus, string> = {
   failed: 'failed',
 };
 
-export const StatusBadge = memo(function StatusBadge({ status }: { status: StepStatus | null }) {
+export const StatusBadge = memo(function StatusBadge({
+  status,
+  durationMs = null,
+}: {
+  status: NodeStatus | null;
+  durationMs?: number | null;
+}) {
   if (!status) return null;
   return (
-    <span className={`status-badge status-${status}`} data-status={status}>
-      {LABEL[status]}
-    </span>
+    <>
+      <span className={`status-badge status-${status}`} data-status={status}>
+        {LABEL[status]}
+      </span>
+      {durationMs !== null ? (
+        <span className="wf-duration mono" data-testid="node-duration" title="Duration">
+          {formatDuration(durationMs)}
+        </span>
+      ) : null}
+    </>
+  );
+});
+
+/** Tool calls of an llm node's agent turns, as they happen: count and names. */
+export const ToolCalls = memo(function ToolCalls({ calls }: { calls: string }) {
+  if (!calls) return null;
+  const names = calls.split('\n');
+  const distinct = [...new Set(names)];
+  const label = `${names.length} tool call${names.length === 1 ? '' : 's'}`;
+  return (
+    <div className="wf-tools" data-testid="node-tool-calls" title={names.join(', ')}>
+      <span className="wf-tools-count">🛠 {label}</span>
+      <span className="wf-tools-names mono">{distinct.join(', ')}</span>
+    </div>
   );
 });

@@ -1,18 +1,32 @@
-/** A step on the canvas: icon, type, id, model (mock marked), live status, streamed text, approval. */
+/**
+ * A step on the canvas: icon, type, id, model (mock marked), live status (queued while the run has
+ * not reached it) with its duration once done, an llm's tool calls and streamed text, approval.
+ */
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { stepInfo } from '../../graph/step-catalog.ts';
-import { useNodeProblemCount, useNodeStatus, useNodeText, useNodeWaiting } from '../../store/editor-hooks.ts';
+import {
+  useNodeDuration,
+  useNodeProblemCount,
+  useNodeQueued,
+  useNodeStatus,
+  useNodeText,
+  useNodeToolCalls,
+  useNodeWaiting,
+} from '../../store/editor-hooks.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
 import { ModelTag } from './ModelTag.tsx';
 import { OutHandles } from './OutHandles.tsx';
-import { StatusBadge } from './StatusBadge.tsx';
+import { StatusBadge, ToolCalls } from './StatusBadge.tsx';
 
 export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<WeftNode>) {
   const { node, handles } = data;
   const info = stepInfo(node.stepType);
-  const status = useNodeStatus(id);
+  const queued = useNodeQueued(id);
+  const status = useNodeStatus(id) ?? (queued ? 'queued' : null);
+  const durationMs = useNodeDuration(id);
+  const toolCalls = useNodeToolCalls(id);
   const text = useNodeText(id);
   const waiting = useNodeWaiting(id);
   const problems = useNodeProblemCount(id);
@@ -29,7 +43,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
           {info?.icon ?? '?'}
         </span>
         <span className="wf-type">{info?.label ?? node.stepType}</span>
-        <StatusBadge status={status} />
+        <StatusBadge status={status} durationMs={durationMs} />
         {problems > 0 ? (
           <span className="problem-badge" title={`${problems} problem(s)`}>
             {problems}
@@ -38,6 +52,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
       </div>
       <div className="wf-id mono">{id}</div>
       {model ? <ModelTag model={model} /> : null}
+      <ToolCalls calls={toolCalls} />
       {text ? <div className="wf-text">{text.length > 160 ? `…${text.slice(-160)}` : text}</div> : null}
       {waiting ? <ApprovalButtons stepId={waiting} /> : null}
       <OutHandles handles={handles} />
