@@ -1,0 +1,71 @@
+/**
+ * Starting and steering Weft runs on Temporal: the run row lives in Weft's store (backend
+ * 'temporal'), the workflow id is the run id, and the workflow itself writes the events and
+ * the final status through its activities.
+ */
+import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import type { Fixtures, Flow, Json, ToolSpec } from '@weft/engine';
+import type { RunStore } from '../store/types.ts';
+import { APPROVE_SIGNAL, type ApproveSignal, DEFAULT_TASK_QUEUE, type WeftFlowArgs, WORKFLOW_TYPE } from './types.ts';
+
+export async function connectTemporal(options: { address: string; namespace?: string }): Promise<Client> {
+  const connection = await Connection.connect({ address: options.address });
+  return new Client({ connection, namespace: options.namespace ?? 'default' });
+}
+
+export interface StartTemporalRunOptions {
+  client: Client;
+  store: RunStore;
+  flow: Flow;
+  input: Json;
+  fixtures?: Fixtures;
+  hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
+  taskQueue?: string;
+  runId?: string;
+}
+
+export async function startTemporalRun(options: StartTemporalRunOptions): Promise<{ runId: string }> {
+  const { client, store, flow, input } = options;
+  const runId = options.runId ?? `run_${crypto.randomUUID()}`;
+  await store.createRun({
+    id: runId,
+    flowId: flow.id,
+    flowVersion: flow.version ?? 1,
+    flow: flow as unknown as Json,
+    input,
+    backend: 'temporal',
+    status: 'running',
+    ...(options.fixtures ? { fixtures: options.fixtures as Json } : {}),
+  });
+  const args: WeftFlowArgs = {
+    runId,
+    flow,
+    input,
+    ...(options.fixtures ? { fixtures: options.fixtures } : {}),
+    ...(options.hostTools ? { hostTools: options.hostTools } : {}),
+  };
+  await client.workflow.start(WORKFLOW_TYPE, {
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowId: runId,
+    args: [args],
+  });
+  return { runId };
+}
+
+/** Sends a person's decision on the approval at `stepId` to the run's workflow. */
+export async function approveTemporalRun(client: Client, runId: string, decision: ApproveSignal): Promise<void> {
+  await client.workflow.getHandle(runId).signal(APPROVE_SIGNAL, decision);
+}
+
+/** Waits for the workflow to end (a failed run is an end, not an error). */
+export async function awaitTemporalRun(client: Client, runId: string): Promise<void> {
+  try {
+    await client.workflow.getHandle(runId).result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+  }
+}
+
+export async function cancelTemporalRun(client: Client, runId: string): Promise<void> {
+  await client.workflow.getHandle(runId).cancel();
+}

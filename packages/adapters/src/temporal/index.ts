@@ -1,0 +1,18 @@
+export { createActivities } from './activities.ts';
+export {
+  approveTemporalRun,
+  awaitTemporalRun,
+  cancelTemporalRun,
+  connectTemporal,
+  type StartTemporalRunOptions,
+  startTemporalRun,
+} from './client.ts';
+export { startTemporalDevServer, type TemporalDevServer, temporalBinary } from './test-server.ts';
+export type { ApproveSignal, WeftFlowArgs } from './types.ts';
+export { APPROVE_SIGNAL, DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './types.ts';
+export {
+  startTemporalWorker,
+  type TemporalWorkerHandle,
+  type TemporalWorkerOptions,
+  weftWorkflowBundle,
+} from './worker.ts';

@@ -1,0 +1,62 @@
+/** What crosses between the Temporal client, the workflow and the activities: plain JSON only. */
+import type {
+  CallPolicy,
+  ErrorInfo,
+  Fixtures,
+  Flow,
+  FlowRef,
+  Json,
+  RunEventInput,
+  StepCall,
+  ToolSpec,
+} from '@weft/engine';
+
+export const WORKFLOW_TYPE = 'weftFlow';
+export const APPROVE_SIGNAL = 'approve';
+export const DEFAULT_TASK_QUEUE = 'weft';
+
+export interface WeftFlowArgs {
+  runId: string;
+  /** The IR snapshot the run is pinned to: a changed flow never reaches a run in flight. */
+  flow: Flow;
+  input: Json;
+  fixtures?: Fixtures;
+  hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
+  /** How many ancestors this run has (spawn nesting). */
+  depth?: number;
+  parentRunId?: string;
+}
+
+export interface ApproveSignal {
+  stepId: string;
+  approved: boolean;
+  by?: string | null;
+  comment?: string | null;
+}
+
+export interface ChildPlan {
+  /** The child's flow, or why it cannot run. */
+  flow?: Flow;
+  error?: ErrorInfo;
+}
+
+/** The activities the workflow calls; implemented by createActivities on the worker. */
+export interface WeftActivities {
+  executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json>;
+  reportEvents(runId: string, events: RunEventInput[]): Promise<void>;
+  /** Resolves a spawned flow and creates the child's run row (idempotent). */
+  prepareChild(request: {
+    parentRunId: string;
+    childRunId: string;
+    stepId: string;
+    ref: FlowRef;
+    input: Json;
+    fixtures: Fixtures | null;
+  }): Promise<ChildPlan>;
+  /** Writes the terminal event and the run row's final status, output and error. */
+  finishRun(
+    runId: string,
+    end: { status: 'completed'; output: Json } | { status: 'failed' | 'cancelled'; error: ErrorInfo },
+    events: RunEventInput[],
+  ): Promise<void>;
+}

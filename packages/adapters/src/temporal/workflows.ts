@@ -1,0 +1,218 @@
+/**
+ * The one generic Temporal workflow: it runs the engine's interpreter over a StepHost made of
+ * Temporal primitives. Every checkpointed call is an activity (retries and timeout from the
+ * step), an approval is a signal plus `condition` with the step's timeout, `sleep` a durable
+ * timer, `spawn` a child workflow. Events are buffered and written to the run store by a local
+ * activity before anything that waits, so the log reads like the in-process runner's; the
+ * store dedupes them by `eventKey`, which makes a replayed workflow's re-emits harmless.
+ *
+ * Workflow code: no Node API, no clock but the workflow's, nothing from the executors.
+ */
+
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  condition,
+  defineSignal,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
+import {
+  type ApprovalOutcome,
+  type ErrorInfo,
+  type FlowRef,
+  formatFlowRef,
+  interpret,
+  type Json,
+  NonRetryableError,
+  type RunEventInput,
+  type StepHost,
+  toErrorInfo,
+} from '@weft/engine';
+import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../inprocess/children.ts';
+import { APPROVE_SIGNAL, type ApproveSignal, type WeftActivities, type WeftFlowArgs } from './types.ts';
+
+export const approveSignal = defineSignal<[ApproveSignal]>(APPROVE_SIGNAL);
+
+/** Default per-attempt limit of a call whose step sets no timeout. */
+const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
+/** Temporal's own limit sits above the step's: the activity enforces the step's, with the in-process message. */
+const TIMEOUT_BACKSTOP_MS = 5_000;
+
+const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents'>>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '100ms', maximumInterval: '5s' },
+});
+const bookkeeping = proxyActivities<Pick<WeftActivities, 'prepareChild' | 'finishRun'>>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '200ms', maximumInterval: '10s' },
+});
+
+export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
+  const { runId, flow } = args;
+  const decisions = new Map<string, ApproveSignal>();
+  setHandler(approveSignal, (decision) => {
+    if (!decisions.has(decision.stepId)) decisions.set(decision.stepId, decision);
+  });
+
+  let buffer: RunEventInput[] = [];
+  let written: Promise<void> = Promise.resolve();
+  /** Writes what is buffered, after every earlier write: the store assigns seq in this order. */
+  const flush = (): Promise<void> => {
+    if (buffer.length > 0) {
+      const batch = buffer;
+      buffer = [];
+      written = written.then(() => local.reportEvents(runId, batch));
+    }
+    return written;
+  };
+
+  const host: StepHost = {
+    emit(event) {
+      buffer.push(event);
+    },
+    async run(id, call, policy) {
+      // step.started is stored before the activity can store its retries and deltas.
+      await flush();
+      const timeoutMs = policy.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+      const { executeCall } = proxyActivities<Pick<WeftActivities, 'executeCall'>>({
+        startToCloseTimeout: timeoutMs + TIMEOUT_BACKSTOP_MS,
+        retry: {
+          maximumAttempts: Math.max(1, policy.retry.maxAttempts),
+          initialInterval: Math.max(1, policy.retry.initialDelayMs),
+          backoffCoefficient: policy.retry.backoff === 'exponential' ? 2 : 1,
+          maximumInterval: Math.max(1, policy.retry.maxDelayMs, policy.retry.initialDelayMs),
+        },
+      });
+      try {
+        return await executeCall(runId, id, call, policy);
+      } catch (error) {
+        throw stepError(error);
+      }
+    },
+    async waitForApproval(id, request): Promise<ApprovalOutcome> {
+      // approval.requested must be visible before anyone can decide.
+      await flush();
+      const decided = () => decisions.has(id);
+      if (request.timeoutMs === undefined) await condition(decided);
+      else await condition(decided, request.timeoutMs);
+      const at = new Date().toISOString();
+      const decision = decisions.get(id);
+      if (!decision) return { kind: 'timed-out', at };
+      return {
+        kind: 'decided',
+        approved: decision.approved,
+        by: decision.by ?? null,
+        comment: decision.comment ?? null,
+        at,
+      };
+    },
+    async sleep(_id, ms) {
+      await flush();
+      const until = new Date(Date.now() + ms).toISOString();
+      await sleep(ms);
+      return { until };
+    },
+    async spawn(id, ref: FlowRef, input: Json) {
+      await flush();
+      if ((args.depth ?? 0) >= MAX_SPAWN_DEPTH)
+        throw rehydrate(
+          SPAWN_DEPTH_EXCEEDED.status === 'failed'
+            ? SPAWN_DEPTH_EXCEEDED.error
+            : { name: 'Error', message: 'spawn depth exceeded' },
+        );
+      const childId = childRunId(runId, id);
+      const fixtures = childFixtures(args.fixtures ?? null, id);
+      const plan = await bookkeeping.prepareChild({
+        parentRunId: runId,
+        childRunId: childId,
+        stepId: id,
+        ref,
+        input,
+        fixtures,
+      });
+      if (!plan.flow)
+        throw rehydrate(plan.error ?? { name: 'Error', message: `cannot start flow '${formatFlowRef(ref)}'` });
+      host.emit({ type: 'child.started', stepId: id, childRunId: childId, flowId: formatFlowRef(ref) });
+      await flush();
+      const childArgs: WeftFlowArgs = {
+        runId: childId,
+        flow: plan.flow,
+        input,
+        depth: (args.depth ?? 0) + 1,
+        parentRunId: runId,
+        ...(fixtures ? { fixtures } : {}),
+        ...(args.hostTools ? { hostTools: args.hostTools } : {}),
+      };
+      try {
+        return await executeChild(weftFlow, { workflowId: childId, args: [childArgs] });
+      } catch (error) {
+        throw stepError(error);
+      }
+    },
+  };
+
+  host.emit({
+    type: 'run.started',
+    flowId: flow.id,
+    flowVersion: flow.version ?? 1,
+    input: args.input,
+    backend: 'temporal',
+    ...(args.parentRunId ? { parentRunId: args.parentRunId } : {}),
+  });
+  let output: Json;
+  try {
+    output = await interpret(flow, args.input, host, {
+      ...(args.fixtures ? { fixtures: args.fixtures } : {}),
+      ...(args.hostTools ? { hostTools: args.hostTools } : {}),
+    });
+  } catch (error) {
+    const cancelled = isCancellation(error);
+    const info: ErrorInfo = cancelled ? { name: 'Cancelled', message: 'the run was cancelled' } : toErrorInfo(error);
+    await CancellationScope.nonCancellable(async () => {
+      await flush();
+      const end: RunEventInput = cancelled
+        ? { type: 'run.cancelled', reason: 'cancelled' }
+        : { type: 'run.failed', error: info };
+      await bookkeeping.finishRun(
+        runId,
+        cancelled ? { status: 'cancelled', error: info } : { status: 'failed', error: info },
+        [end],
+      );
+    });
+    if (cancelled) throw error;
+    throw ApplicationFailure.nonRetryable(info.message, info.name ?? 'Error', info);
+  }
+  await flush();
+  await bookkeeping.finishRun(runId, { status: 'completed', output }, [{ type: 'run.completed', output }]);
+  return output;
+}
+
+/** An activity's or child's failure as the interpreter sees it: final, with the original name and message. */
+function stepError(error: unknown): unknown {
+  if (error instanceof ActivityFailure || error instanceof ChildWorkflowFailure) {
+    const cause = error.cause;
+    if (cause instanceof ApplicationFailure) {
+      const details = cause.details?.[0] as ErrorInfo | undefined;
+      return rehydrate(
+        details && typeof details.message === 'string'
+          ? details
+          : { name: cause.type ?? 'Error', message: cause.message },
+      );
+    }
+    if (cause) return rehydrate({ name: cause.name, message: cause.message });
+  }
+  return error;
+}
+
+function rehydrate(info: ErrorInfo): Error {
+  const error = new NonRetryableError(info.message);
+  if (info.name) error.name = info.name;
+  return error;
+}
