@@ -33,6 +33,16 @@ const commands: readonly CommandEntry[] = [
     load: async () => (await import('./commands/runs/index.ts')).runsCommand,
   },
   {
+    name: 'worker',
+    summary: 'run a Temporal worker (TEMPORAL_ADDRESS) until stopped',
+    load: async () => (await import('./commands/worker.ts')).workerCommand,
+  },
+  {
+    name: 'backend',
+    summary: 'start/stop a local Temporal dev server (up|down|status temporal)',
+    load: async () => (await import('./commands/backend.ts')).backendCommand,
+  },
+  {
     name: 'serve',
     summary: 'start the server: the editor at /, tRPC at /trpc, GET /health',
     load: async () => (await import('./commands/serve.ts')).serveCommand,
@@ -52,7 +62,9 @@ Environment:
   WEFT_SERVER           default for --server: talk to a running \`weft serve\` (sends WEFT_TOKEN)
   DATABASE_URL          postgres://… to keep runs in PostgreSQL instead
   OPENAI_API_KEY, ANTHROPIC_API_KEY, WEFT_LOCAL_BASE_URL   model providers (mock:echo needs none)
-  WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)`;
+  WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)
+  TEMPORAL_ADDRESS      host:port of a Temporal frontend: enables \`--backend temporal\`
+  WEFT_TEMPORAL_WORKER  external: \`run\`/\`approve\` rely on \`weft worker temporal\` elsewhere`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

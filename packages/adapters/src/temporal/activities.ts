@@ -4,7 +4,7 @@
  * retries (policy from the step), the activity reports `step.retrying` before a retry and gives
  * the final failure the same message the in-process runner records.
  */
-import { ApplicationFailure, activityInfo, cancellationSignal } from '@temporalio/activity';
+import { ApplicationFailure, activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import {
   type CallPolicy,
   DeterminismError,
@@ -20,6 +20,9 @@ import { FlowNotFoundError, type FlowSource } from '../inprocess/flow-source.ts'
 import { raceAbort, StepTimeoutError, withTimeout } from '../inprocess/timing.ts';
 import type { RunStore } from '../store/types.ts';
 import type { WeftActivities } from './types.ts';
+
+/** Well under the workflow's heartbeatTimeout; the SDK throttles what it sends to the server. */
+const HEARTBEAT_INTERVAL_MS = 1_000;
 
 export interface ActivityDeps {
   store: RunStore;
@@ -45,6 +48,10 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
       const emitDelta = (text: string) => {
         void report(runId, [{ type: 'step.delta', stepId, text }]).catch(() => undefined);
       };
+      // Heartbeats tell Temporal the worker is alive: when it dies, the attempt times out after
+      // the workflow's heartbeatTimeout (not the whole startToClose) and is retried elsewhere.
+      heartbeat();
+      const beating = setInterval(() => heartbeat(), HEARTBEAT_INTERVAL_MS);
       try {
         const work = executors.execute(call, { signal, runId, stepId, emitDelta });
         return await withTimeout(raceAbort(work, cancelled), policy.timeoutMs, stepId);
@@ -68,6 +75,8 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
         const delayMs = retryDelayMs(policy.retry, attempt);
         await report(runId, [{ type: 'step.retrying', stepId, attempt, error: info, delayMs }]);
         throw ApplicationFailure.create({ message: info.message, type: info.name ?? 'Error', details: [info] });
+      } finally {
+        clearInterval(beating);
       }
     },
 

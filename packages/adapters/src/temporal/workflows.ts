@@ -44,6 +44,17 @@ export const approveSignal = defineSignal<[ApproveSignal]>(APPROVE_SIGNAL);
 const DEFAULT_CALL_TIMEOUT_MS = 10 * 60_000;
 /** Temporal's own limit sits above the step's: the activity enforces the step's, with the in-process message. */
 const TIMEOUT_BACKSTOP_MS = 5_000;
+/**
+ * A call's activity heartbeats (activities.ts); a worker killed mid-call stops doing so, and
+ * the attempt is retried on another worker after this long instead of after startToClose.
+ */
+const HEARTBEAT_TIMEOUT_MS = 10_000;
+/**
+ * Attempts Temporal may spend beyond the step's own: an attempt lost with its worker (heartbeat
+ * or startToClose timeout) is not the step failing, and a tool step (1 attempt) must survive it.
+ * The activity itself makes a failure final once `attempt` reaches the step's maxAttempts.
+ */
+const LOST_WORKER_ATTEMPTS = 3;
 
 const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents'>>({
   startToCloseTimeout: '30s',
@@ -83,8 +94,9 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
       const timeoutMs = policy.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
       const { executeCall } = proxyActivities<Pick<WeftActivities, 'executeCall'>>({
         startToCloseTimeout: timeoutMs + TIMEOUT_BACKSTOP_MS,
+        heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
         retry: {
-          maximumAttempts: Math.max(1, policy.retry.maxAttempts),
+          maximumAttempts: Math.max(1, policy.retry.maxAttempts) + LOST_WORKER_ATTEMPTS,
           initialInterval: Math.max(1, policy.retry.initialDelayMs),
           backoffCoefficient: policy.retry.backoff === 'exponential' ? 2 : 1,
           maximumInterval: Math.max(1, policy.retry.maxDelayMs, policy.retry.initialDelayMs),

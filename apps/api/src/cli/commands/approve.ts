@@ -5,12 +5,14 @@
  * the parent. Given the parent's id, the child holding the approval is found.
  */
 import type { ApprovalRecord, RunStore } from '@weft/adapters/store';
+import { approveTemporalRun } from '@weft/adapters/temporal';
 import { cliDecider, osUser, parseVerdict, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
+import { flowSource, openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
 import { BusyError, driveRun } from '../drive.ts';
 import { CliError, EXIT, formatDateTime, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, type Remote, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
+import { followTemporalRun, openTemporal } from '../temporal.ts';
 import { approveCommand, getRunOrFail, rootOf, runTree, shellQuote } from '../tree.ts';
 import { isFinal } from './runs/list.ts';
 
@@ -90,6 +92,24 @@ export const approveCommandSpec: Command = {
         stderr.write(`${verdict} ${approval.stepId} of run ${approval.runId}; continuing\n`);
       }
       const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
+      if (root.backend === 'temporal') {
+        // Temporal holds the run: the decision reaches the workflow as a signal.
+        const session = await openTemporal({ store, flows: await flowSource(flowsDir ?? '.') });
+        try {
+          await approveTemporalRun(session.client, approval.runId, {
+            stepId: approval.stepId,
+            approved,
+            by: args.values.by ?? osUser(),
+            comment: args.values.comment ?? null,
+          });
+          return await followTemporalRun(store, session.client, root.id, {
+            json: args.values.json === true,
+            fromCurrent: true,
+          });
+        } finally {
+          await session.close();
+        }
+      }
       const decider = cliDecider(new Map(), terminalIsInteractive());
       const ctx = await openRunner({ env, store, flowsDir, decide: decider.decide });
       closeStore = false;

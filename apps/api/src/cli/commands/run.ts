@@ -4,17 +4,24 @@
  */
 import { dirname } from 'node:path';
 import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
-import { type Fixtures, FlowInvalidError, type Json } from '@weft/engine';
-import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
+import { startTemporalRun } from '@weft/adapters/temporal';
+import { type Fixtures, type Flow, FlowInvalidError, type Json } from '@weft/engine';
+import { type CliDecider, cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { openRunner, readEnv, rememberFlowsDir } from '../context.ts';
+import { flowSource, openRunner, type RunnerContext, readEnv, rememberFlowsDir } from '../context.ts';
 import { driveRun } from '../drive.ts';
 import { readInputArg, readJsonFile } from '../files.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
+import { followTemporalRun, openTemporal, temporalAddress } from '../temporal.ts';
 import { formatIssues } from './validate.ts';
 
 export const BACKENDS = ['inprocess'] as const;
+
+/** What the CLI can run on here: Temporal only when TEMPORAL_ADDRESS is set. */
+export function availableBackends(): string[] {
+  return temporalAddress() ? [...BACKENDS, 'temporal'] : [...BACKENDS];
+}
 
 const usage = `Usage: weft run <flow.json> [options]
 
@@ -25,7 +32,8 @@ Options:
   --flows <dir>              where \`spawn\` finds other flows by id (default: the flow file's folder)
   --fixtures <file>          recorded model turns to use instead of providers (see \`weft runs fixtures\`)
   --approve <stepId>=yes|no  decide an approval in advance (repeatable)
-  --backend inprocess        the execution backend (only inprocess from the CLI for now)
+  --backend <name>           inprocess (default) or temporal (needs TEMPORAL_ADDRESS; a worker
+                             runs in this process unless WEFT_TEMPORAL_WORKER=external)
   --json                     print { "runId", "status", "output" } as the last line of stdout
                              (runId null and status "invalid" when no run could start)
 ${SERVER_USAGE}
@@ -61,11 +69,13 @@ export const runCommand: Command = {
     }
     const { values } = args;
     const backend = values.backend ?? 'inprocess';
-    if (!(BACKENDS as readonly string[]).includes(backend)) {
-      throw new UsageError(
-        `unknown backend '${backend}'; the CLI can run on: ${BACKENDS.join(', ')} (the Temporal and Inngest backends are not available in this version yet)`,
-        usage,
-      );
+    const backends = availableBackends();
+    if (!backends.includes(backend)) {
+      const why =
+        backend === 'temporal'
+          ? ' (temporal needs TEMPORAL_ADDRESS; start a server with `weft backend up temporal`)'
+          : ' (the Inngest backend is not available in this version yet)';
+      throw new UsageError(`unknown backend '${backend}'; the CLI can run on: ${backends.join(', ')}${why}`, usage);
     }
     const presets = parseApproveFlags(values.approve ?? [], usage);
     const file = args.positionals[0]!;
@@ -126,6 +136,7 @@ export const runCommand: Command = {
         throw error;
       }
       await rememberFlowsDir(env, runId, flowsDir);
+      if (backend === 'temporal') return await runOnTemporal(ctx, runId, flowsDir, decider, values.json === true);
       const code = await driveRun(ctx, runId, () => ctx.runner.execute(runId), { json: values.json === true });
       const unused = decider.unused();
       if (unused.length > 0) {
@@ -142,6 +153,37 @@ export const runCommand: Command = {
     }
   },
 };
+
+/**
+ * The run was validated and recorded by the in-process runner's `create` (same checks, same
+ * errors); its row is handed over to Temporal: re-created with backend 'temporal' under the
+ * same id by `startTemporalRun`, then followed through the store's events.
+ */
+async function runOnTemporal(
+  ctx: RunnerContext,
+  runId: string,
+  flowsDir: string,
+  decider: CliDecider,
+  json: boolean,
+): Promise<number> {
+  const record = await ctx.store.getRun(runId);
+  if (!record) throw new CliError(`run ${runId} disappeared from the store`);
+  await ctx.store.deleteRun(runId);
+  const session = await openTemporal({ store: ctx.store, flows: await flowSource(flowsDir) });
+  try {
+    await startTemporalRun({
+      client: session.client,
+      store: ctx.store,
+      flow: record.flow as unknown as Flow,
+      input: record.input,
+      runId,
+      ...(record.fixtures ? { fixtures: record.fixtures as Fixtures } : {}),
+    });
+    return await followTemporalRun(ctx.store, session.client, runId, { json, decider });
+  } finally {
+    await session.close();
+  }
+}
 
 /** `{ "<llm step path>": [ { text?, toolCalls?, object?, usage? }, … ] }`, checked enough to name what is wrong. */
 function checkFixtures(doc: unknown): Fixtures {

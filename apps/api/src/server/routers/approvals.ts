@@ -5,6 +5,7 @@
  * `approval.resolved` with who decided), so a long run does not hold the request open.
  */
 import { TRPCError } from '@trpc/server';
+import { approveTemporalRun } from '@weft/adapters/temporal';
 import { isJsonObject } from '@weft/engine';
 import { z } from 'zod';
 import { procedure, router } from '../trpc.ts';
@@ -72,6 +73,15 @@ export const approvalsRouter = router({
           code: 'CONFLICT',
           message: `the approval at '${input.stepId}' was already ${winner?.status ?? 'decided'} by ${winner?.decidedBy ?? 'someone else'}`,
         });
+      }
+      if (run.backend === 'temporal' && ctx.services.temporal) {
+        await approveTemporalRun(ctx.services.temporal.client, run.id, {
+          stepId: input.stepId,
+          approved: input.approved,
+          by,
+          comment: input.comment ?? null,
+        });
+        return { accepted: true, runId: run.id, stepId: input.stepId, approved: input.approved, by };
       }
       // As runner.approve does after an accepted decision; a busy run looks again when it parks.
       executeInBackground(ctx, run.id);

@@ -7,7 +7,8 @@
 import { TRPCError, tracked } from '@trpc/server';
 import { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError } from '@weft/adapters/inprocess';
 import type { RunRecord } from '@weft/adapters/store';
-import { FlowInvalidError, type Json, runState } from '@weft/engine';
+import { startTemporalRun } from '@weft/adapters/temporal';
+import { type Fixtures, type Flow, FlowInvalidError, type Json, runState } from '@weft/engine';
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
 import { procedure, router } from '../trpc.ts';
@@ -94,7 +95,7 @@ export const runsRouter = router({
         flowId: z.string().min(1).max(200),
         version: z.number().int().positive().optional(),
         input: z.json().optional(),
-        backend: z.literal('inprocess').optional(),
+        backend: z.enum(['inprocess', 'temporal']).optional(),
         fixtures: z.record(z.string(), z.array(z.json())).optional(),
       }),
     )
@@ -103,6 +104,12 @@ export const runsRouter = router({
       if (!record) {
         const which = input.version === undefined ? `'${input.flowId}'` : `'${input.flowId}' version ${input.version}`;
         throw new TRPCError({ code: 'NOT_FOUND', message: `flowId: unknown flow ${which}` });
+      }
+      if (input.backend === 'temporal' && !ctx.services.temporal) {
+        throw new TRPCError({
+          code: 'BAD_REQUEST',
+          message: 'backend: temporal is not available (the server has no TEMPORAL_ADDRESS); available: inprocess',
+        });
       }
       let id: string;
       try {
@@ -113,6 +120,23 @@ export const runsRouter = router({
         );
       } catch (error) {
         throw creationError(error);
+      }
+      if (input.backend === 'temporal') {
+        const temporal = ctx.services.temporal;
+        if (!temporal) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'temporal went away' });
+        // Validated and recorded by the runner's create; handed over to Temporal under the same id.
+        const run = await ctx.services.store.getRun(id);
+        await ctx.services.store.deleteRun(id);
+        if (!run) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `run ${id} disappeared` });
+        await startTemporalRun({
+          client: temporal.client,
+          store: ctx.services.store,
+          flow: run.flow as unknown as Flow,
+          input: run.input,
+          runId: id,
+          ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
+        });
+        return { runId: id };
       }
       executeInBackground(ctx, id);
       return { runId: id };
