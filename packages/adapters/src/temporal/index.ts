@@ -7,7 +7,13 @@ export {
   type StartTemporalRunOptions,
   startTemporalRun,
 } from './client.ts';
-export { startTemporalDevServer, type TemporalDevServer, temporalBinary } from './test-server.ts';
+export {
+  devServerArgs,
+  freePort,
+  startTemporalDevServer,
+  type TemporalDevServer,
+  temporalBinary,
+} from './test-server.ts';
 export type { ApproveSignal, WeftFlowArgs } from './types.ts';
 export { APPROVE_SIGNAL, DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './types.ts';
 export {

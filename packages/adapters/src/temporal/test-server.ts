@@ -30,7 +30,7 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -42,37 +42,44 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The `temporal server start-dev` arguments for a loopback server on `port`; the HTTP and
+ * metrics ports (and the UI port when given) must be free too. Shared by the tests and by
+ * `weft backend up temporal`, so both start the same server.
+ */
+export async function devServerArgs(options: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  logLevel: 'error' | 'warn';
+}): Promise<string[]> {
+  return [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    ...(options.uiPort === undefined ? [] : ['--ui-port', String(options.uiPort)]),
+    '--http-port',
+    String(await freePort()),
+    '--metrics-port',
+    String(await freePort()),
+    ...(options.dbFile === undefined ? [] : ['--db-filename', options.dbFile]),
+    '--log-level',
+    options.logLevel,
+  ];
+}
+
 export async function startTemporalDevServer(options: { startTimeoutMs?: number } = {}): Promise<TemporalDevServer> {
   const binary = await temporalBinary();
-  const [port, uiPort, httpPort, metricsPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
+  const [port, uiPort] = [await freePort(), await freePort()];
   const address = `127.0.0.1:${port}`;
   const namespace = 'default';
-  const child = spawn(
-    binary,
-    [
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--ui-port',
-      String(uiPort),
-      '--http-port',
-      String(httpPort),
-      '--metrics-port',
-      String(metricsPort),
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawn(binary, await devServerArgs({ port, uiPort, logLevel: 'error' }), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

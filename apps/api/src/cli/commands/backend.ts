@@ -5,9 +5,8 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { connectTemporal, temporalBinary } from '@weft/adapters/temporal';
+import { connectTemporal, devServerArgs, temporalBinary } from '@weft/adapters/temporal';
 import { type Command, parseCommandArgs, positiveInt } from '../args.ts';
 import { readEnv } from '../context.ts';
 import { CliError, EXIT, stderr, stdout, UsageError } from '../output.ts';
@@ -79,18 +78,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function up(dir: string, stateFile: string, port: number): Promise<number> {
   const running = await readState(stateFile);
   if (running) {
@@ -104,27 +91,10 @@ async function up(dir: string, stateFile: string, port: number): Promise<number>
   const address = `127.0.0.1:${port}`;
   const log = join(dir, 'temporal.log');
   const logFile = await open(log, 'a');
-  const child = spawn(
-    binary,
-    [
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--http-port',
-      String(await freePort()),
-      '--metrics-port',
-      String(await freePort()),
-      '--db-filename',
-      join(dir, 'temporal.db'),
-      '--log-level',
-      'warn',
-    ],
-    { detached: true, stdio: ['ignore', logFile.fd, logFile.fd] },
-  );
+  const child = spawn(binary, await devServerArgs({ port, dbFile: join(dir, 'temporal.db'), logLevel: 'warn' }), {
+    detached: true,
+    stdio: ['ignore', logFile.fd, logFile.fd],
+  });
   await logFile.close();
   const pid = child.pid;
   if (pid === undefined) throw new CliError(`could not start ${binary}`);
