@@ -15,6 +15,9 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: { name: 'codegen', root: 'packages/codegen', include: ['src/**/*.test.ts'], testTimeout: 30_000 },
+      },
       { test: { name: 'web', root: 'apps/web', include: ['src/**/*.test.ts'] } },
       {
         test: {

@@ -18,6 +18,16 @@ const commands: readonly CommandEntry[] = [
     load: async () => (await import('./commands/validate.ts')).validateCommand,
   },
   {
+    name: 'export',
+    summary: 'write a flow as TypeScript (--target weft)',
+    load: async () => (await import('./commands/export.ts')).exportCommand,
+  },
+  {
+    name: 'import',
+    summary: 'read a flow written as TypeScript back into flow JSON',
+    load: async () => (await import('./commands/import.ts')).importCommand,
+  },
+  {
     name: 'run',
     summary: 'run a flow here, streaming progress',
     load: async () => (await import('./commands/run.ts')).runCommand,

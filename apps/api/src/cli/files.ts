@@ -78,3 +78,24 @@ export async function readInputArg(value: string | undefined, maxBytes: number |
   if (value.startsWith('@')) return readJsonFile(value.slice(1), 'input file', maxBytes);
   return parseJson(value, '--input');
 }
+
+/** Flow files may be TypeScript in the `weft` export shape: those are imported first. */
+export function isTypeScriptFlow(path: string): boolean {
+  return /\.(ts|mts)$/.test(path);
+}
+
+/** A flow document from JSON, or from TypeScript (errors as `file.ts:LINE:COL message`). */
+export async function readFlowFile(path: string): Promise<unknown> {
+  if (!isTypeScriptFlow(path)) return readJsonFile(path, 'flow file');
+  const { importFlow } = await import('@weft/codegen');
+  const result = importFlow(await readText(path, 'flow file'), path);
+  if (result.ok) return result.flow;
+  throw new CliError(`flow file ${path} cannot be imported:\n${formatImportErrors(path, result.errors)}`);
+}
+
+export function formatImportErrors(
+  path: string,
+  errors: readonly { line: number; column: number; message: string }[],
+): string {
+  return errors.map((error) => `${path}:${error.line}:${error.column} ${error.message}`).join('\n');
+}

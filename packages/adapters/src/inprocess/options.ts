@@ -1,5 +1,5 @@
 /** What a runner is given and what an execution returns. */
-import type { ErrorInfo, Fixtures, Json, RunStatus } from '@weft/engine';
+import type { ErrorInfo, Fixtures, interpret, Json, RunStatus } from '@weft/engine';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { InputTooLargeError } from './errors.ts';
@@ -19,6 +19,13 @@ export interface RunnerOptions {
   decide?: ApprovalDecider;
   /** Largest accepted run input, in bytes of JSON. Default: WEFT_MAX_INPUT_BYTES, else 1 MiB. */
   maxInputBytes?: number;
+  /**
+   * What executes a run's flow over the host (default: the IR interpreter). A code-first flow
+   * runs durably by passing `(flow, input, host, options) => runCodeFirst(codeFlowFor(flow), input, host, options)`:
+   * the run row still holds the IR document (id, version, input schema), the journal and
+   * events are the same.
+   */
+  interpret?: typeof interpret;
 }
 
 export interface StartOptions {

@@ -198,7 +198,7 @@ export class InProcessRunner {
   ): Promise<RunOutcome> {
     try {
       const flow = replacement ?? (flowSchema.parse(run.flow) as Flow);
-      const output = await interpret(flow, run.input, host, {
+      const output = await (this.#options.interpret ?? interpret)(flow, run.input, host, {
         ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
         hostTools: this.#hostToolSpecs(),
       });

@@ -154,8 +154,8 @@ describe('code-first flows', () => {
     const { host, calls } = setup();
     const flow = defineFlow(async ({ step }) => {
       const first = await step.llm('first', { model: 'mock:echo', prompt: 'one' });
-      // `messages` is typed as an IR expression string; code-first passes the array itself.
-      return step.llm('second', { model: 'mock:echo', messages: first.messages as unknown as string, prompt: 'two' });
+      // Code-first passes the array itself where the IR has an expression.
+      return step.llm('second', { model: 'mock:echo', messages: first.messages, prompt: 'two' });
     });
     const output = await runCodeFirst(flow, null, host);
     expect((calls[1]!.call.input as { messages: Json[] }).messages).toEqual([

@@ -10,7 +10,7 @@ import { type CliDecider, cliDecider, parseApproveFlags, terminalIsInteractive }
 import { type Command, parseCommandArgs } from '../args.ts';
 import { flowSource, openRunner, type RunnerContext, readEnv, rememberFlowsDir } from '../context.ts';
 import { driveRun } from '../drive.ts';
-import { readInputArg, readJsonFile } from '../files.ts';
+import { readFlowFile, readInputArg, readJsonFile } from '../files.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { followTemporalRun, openTemporal, temporalAddress } from '../temporal.ts';
@@ -26,6 +26,8 @@ export function availableBackends(): string[] {
 const usage = `Usage: weft run <flow.json> [options]
 
 Runs a flow in this process (durably: the run survives a crash and can be resumed).
+The flow file is flow JSON, or TypeScript in the shape \`weft export --target weft\` writes
+(imported first; problems are listed as file.ts:LINE:COL).
 
 Options:
   --input <json|@file>       the run input (default {})
@@ -81,7 +83,7 @@ export const runCommand: Command = {
     const file = args.positionals[0]!;
     const flowsDir = values.flows ?? dirname(file);
     const env = readEnv();
-    const doc = await readJsonFile(file, 'flow file');
+    const doc = await readFlowFile(file);
     const input = (await readInputArg(values.input, env.maxInputBytes)) as Json;
     const fixtures = values.fixtures ? checkFixtures(await readJsonFile(values.fixtures, 'fixtures file')) : undefined;
 

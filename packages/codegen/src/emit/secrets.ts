@@ -1,0 +1,25 @@
+/**
+ * Secrets never reach an export. The IR has no secret store: a flow either reads a credential
+ * from its run input (`Bearer {{ input.token }}` — exported as that input read) or, wrongly,
+ * holds it as a literal header value. Such a literal in a header whose name says it carries a
+ * credential is written as a `process.env` read instead, named after the step (or tool) and
+ * header, and listed at the top of the module.
+ */
+import { isExpression, isTemplate } from '@weft/engine';
+
+const SECRET_HEADER =
+  /^(authorization|proxy-authorization|cookie|x-api-key|api-key|apikey)$|token|secret|password|api[-_]?key|auth/i;
+
+/** Environment variables an export reads, by name. */
+export class SecretNames {
+  readonly names = new Set<string>();
+
+  /** `process.env.NAME` for a literal credential, else undefined (the value is written as is). */
+  header(owner: string, header: string, value: unknown): string | undefined {
+    if (typeof value !== 'string' || value === '' || isExpression(value) || isTemplate(value)) return undefined;
+    if (!SECRET_HEADER.test(header)) return undefined;
+    const name = `${owner}_${header}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+    this.names.add(name);
+    return `process.env.${name} ?? ''`;
+  }
+}

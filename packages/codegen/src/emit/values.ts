@@ -1,0 +1,66 @@
+/**
+ * IR config values as TypeScript. A config string is an expression (`=…`), a template (holds
+ * `{{ }}`) or a literal; objects and arrays hold such strings at any depth. Expressions print
+ * as TypeScript, templates as `template\`…\`` (which renders values as a `{{ }}` template does),
+ * literals as string literals.
+ */
+import { compileExpression, compileTemplate, isExpression, isTemplate } from '@weft/engine';
+import { isIdentifierName, printExpression, quote } from './expression.ts';
+
+/** What a module needs from `@weft/engine` besides `defineFlow`, collected while printing. */
+export class ModuleNeeds {
+  readonly helpers = new Set<string>();
+  readonly runtime = new Set<'eq' | 'ne' | 'template'>();
+
+  expression(source: string): string {
+    return printExpression(compileExpression(source).ast, {
+      dialect: 'ts',
+      onHelper: (name) => this.helpers.add(name),
+      onRuntime: (name) => this.runtime.add(name),
+    });
+  }
+
+  /** A string config field: literal, template or expression. */
+  text(value: string): string {
+    if (isExpression(value)) return this.expression(value);
+    if (!isTemplate(value)) return quote(value);
+    this.runtime.add('template');
+    let out = '';
+    for (const part of compileTemplate(value).parts) {
+      // A literal `{{` in a template is written `\{{` in the IR: keep it so on the way back.
+      if (typeof part === 'string') out += escapeTemplateText(part).replaceAll('{{', '\\\\{{');
+      else out += `\${${this.expression(part.source)}}`;
+    }
+    return `template\`${out}\``;
+  }
+
+  /** Any config value: JSON whose strings are literals, templates or expressions. */
+  value(value: unknown): string {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return `[${value.map((v) => this.value(v)).join(', ')}]`;
+    if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value).map(([key, v]) => `${propertyKey(key)}: ${this.value(v)}`);
+      return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
+    }
+    return JSON.stringify(value) ?? 'null';
+  }
+}
+
+/** Plain JSON (no expressions) as a TypeScript literal. */
+export function jsonLiteral(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
+  if (Array.isArray(value)) return `[${value.map(jsonLiteral).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).map(([key, v]) => `${propertyKey(key)}: ${jsonLiteral(v)}`);
+    return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function propertyKey(key: string): string {
+  return isIdentifierName(key) ? key : quote(key);
+}
+
+function escapeTemplateText(text: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll('`', '\\`').replaceAll('${', '\\${');
+}

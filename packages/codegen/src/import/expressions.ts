@@ -1,0 +1,313 @@
+/**
+ * TypeScript expressions back into the IR: config values (JSON whose strings are literals,
+ * `{{ }}` templates or `=expressions`) and expressions. An expression is spelled out in the
+ * expression language, then parsed by the engine's own parser and printed canonically, so
+ * whatever the engine refuses is refused here too, at the right line.
+ */
+import { compileExpression, EXPR_HELPERS, EXPR_ROOTS, ExpressionError } from '@weft/engine';
+import ts from 'typescript';
+import { printExpression, quote } from '../emit/expression.ts';
+import type { Issues } from './issues.ts';
+
+const ROOTS = new Set<string>(EXPR_ROOTS.filter((root) => root !== 'args'));
+
+const BINARY: Partial<Record<ts.SyntaxKind, string>> = {
+  [ts.SyntaxKind.PlusToken]: '+',
+  [ts.SyntaxKind.MinusToken]: '-',
+  [ts.SyntaxKind.AsteriskToken]: '*',
+  [ts.SyntaxKind.SlashToken]: '/',
+  [ts.SyntaxKind.PercentToken]: '%',
+  [ts.SyntaxKind.AsteriskAsteriskToken]: '**',
+  [ts.SyntaxKind.EqualsEqualsToken]: '==',
+  [ts.SyntaxKind.ExclamationEqualsToken]: '!=',
+  [ts.SyntaxKind.EqualsEqualsEqualsToken]: '===',
+  [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '!==',
+  [ts.SyntaxKind.LessThanToken]: '<',
+  [ts.SyntaxKind.LessThanEqualsToken]: '<=',
+  [ts.SyntaxKind.GreaterThanToken]: '>',
+  [ts.SyntaxKind.GreaterThanEqualsToken]: '>=',
+  [ts.SyntaxKind.AmpersandAmpersandToken]: '&&',
+  [ts.SyntaxKind.BarBarToken]: '||',
+  [ts.SyntaxKind.QuestionQuestionToken]: '??',
+};
+
+export class ExpressionReader {
+  readonly #issues: Issues;
+  readonly #file: ts.SourceFile;
+
+  constructor(file: ts.SourceFile, issues: Issues) {
+    this.#file = file;
+    this.#issues = issues;
+  }
+
+  /** An `=expression`. */
+  expression(node: ts.Expression): string | undefined {
+    const raw = this.#raw(node);
+    if (raw === undefined) return undefined;
+    try {
+      return `=${printExpression(compileExpression(raw).ast, { dialect: 'ir' })}`;
+    } catch (error) {
+      if (error instanceof ExpressionError) return this.#issues.at(node, error.message);
+      throw error;
+    }
+  }
+
+  /** A string field: a literal, a `{{ }}` template, or an `=expression`. */
+  text(node: ts.Expression): string | undefined {
+    const inner = unwrap(node);
+    if (ts.isStringLiteral(inner) || ts.isNoSubstitutionTemplateLiteral(inner)) return literalString(inner.text);
+    if (ts.isTaggedTemplateExpression(inner) && ts.isIdentifier(inner.tag) && inner.tag.text === 'template') {
+      return this.#template(inner.template);
+    }
+    if (ts.isTemplateExpression(inner)) return this.#template(inner);
+    return this.expression(node);
+  }
+
+  /** Any config value: object and array literals stay structure, strings as in `text`. */
+  value(node: ts.Expression): unknown {
+    const inner = unwrap(node);
+    if (ts.isObjectLiteralExpression(inner)) {
+      const out: Record<string, unknown> = {};
+      for (const property of inner.properties) {
+        if (ts.isShorthandPropertyAssignment(property)) {
+          out[property.name.text] = this.expression(property.name);
+          continue;
+        }
+        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+        if (key === undefined || !ts.isPropertyAssignment(property)) {
+          this.#issues.at(property, 'only plain `key: value` properties can be imported');
+          continue;
+        }
+        out[key] = this.value(property.initializer);
+      }
+      return out;
+    }
+    if (ts.isArrayLiteralExpression(inner)) return inner.elements.map((element) => this.value(element));
+    const json = jsonScalar(inner);
+    if (json.ok) return json.value;
+    return this.text(node);
+  }
+
+  /** Plain JSON only (meta, schemas, retry policies). */
+  json(node: ts.Expression): unknown {
+    const inner = unwrap(node);
+    if (ts.isObjectLiteralExpression(inner)) {
+      const out: Record<string, unknown> = {};
+      for (const property of inner.properties) {
+        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+        if (key === undefined || !ts.isPropertyAssignment(property)) {
+          this.#issues.at(property, 'only plain `key: value` properties can be imported here');
+          continue;
+        }
+        out[key] = this.json(property.initializer);
+      }
+      return out;
+    }
+    if (ts.isArrayLiteralExpression(inner)) return inner.elements.map((element) => this.json(element));
+    const json = jsonScalar(inner);
+    if (json.ok) return json.value;
+    if (isProcessEnv(inner)) return this.#issues.at(inner, secretMessage(inner));
+    return this.#issues.at(inner, 'must be a literal value (a string, number, boolean, null, array or object)');
+  }
+
+  #template(template: ts.TemplateExpression | ts.NoSubstitutionTemplateLiteral): string | undefined {
+    if (ts.isNoSubstitutionTemplateLiteral(template)) return literalString(template.text);
+    let out = escapeBraces(template.head.text);
+    for (const span of template.templateSpans) {
+      const expression = this.expression(span.expression);
+      if (expression === undefined) return undefined;
+      out += `{{ ${expression.slice(1)} }}${escapeBraces(span.literal.text)}`;
+    }
+    if (out.startsWith('='))
+      return this.#issues.at(template, "a template cannot start with '=' (the IR would read it as an expression)");
+    return out;
+  }
+
+  /** The expression in the expression language's syntax, not yet checked by its parser. */
+  #raw(node: ts.Expression): string | undefined {
+    const fail = (message: string) => this.#issues.at(node, message);
+    if (ts.isParenthesizedExpression(node)) return wrap(this.#raw(node.expression));
+    if (ts.isAsExpression(node) || ts.isNonNullExpression(node) || ts.isSatisfiesExpression(node))
+      return this.#raw(node.expression);
+    if (ts.isTypeAssertionExpression(node)) return this.#raw(node.expression);
+    if (ts.isIdentifier(node)) {
+      if (ROOTS.has(node.text)) return node.text;
+      if (node.text === 'undefined') return fail("'undefined' is not in the expression language; use null");
+      return fail(`unknown name '${node.text}': a flow expression can read only ${[...ROOTS].join(', ')}`);
+    }
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return quote(node.text);
+    if (ts.isNumericLiteral(node)) return String(Number(node.text));
+    switch (node.kind) {
+      case ts.SyntaxKind.TrueKeyword:
+        return 'true';
+      case ts.SyntaxKind.FalseKeyword:
+        return 'false';
+      case ts.SyntaxKind.NullKeyword:
+        return 'null';
+    }
+    if (ts.isPrefixUnaryExpression(node)) {
+      const operator = {
+        [ts.SyntaxKind.ExclamationToken]: '!',
+        [ts.SyntaxKind.MinusToken]: '-',
+        [ts.SyntaxKind.PlusToken]: '+',
+      }[node.operator as number];
+      if (operator === undefined)
+        return fail(`operator '${ts.tokenToString(node.operator)}' is not in the expression language`);
+      return join(operator, this.#raw(node.operand));
+    }
+    if (ts.isTypeOfExpression(node)) return join('typeof ', this.#raw(node.expression));
+    if (ts.isBinaryExpression(node)) {
+      const operator = BINARY[node.operatorToken.kind];
+      if (operator === undefined) {
+        return this.#issues.at(
+          node.operatorToken,
+          `operator '${node.operatorToken.getText(this.#file)}' is not in the expression language`,
+        );
+      }
+      const left = this.#raw(node.left);
+      const right = this.#raw(node.right);
+      return left === undefined || right === undefined ? undefined : `${left} ${operator} ${right}`;
+    }
+    if (ts.isConditionalExpression(node)) {
+      const parts = [this.#raw(node.condition), this.#raw(node.whenTrue), this.#raw(node.whenFalse)];
+      return parts.includes(undefined) ? undefined : `${parts[0]} ? ${parts[1]} : ${parts[2]}`;
+    }
+    if (ts.isPropertyAccessExpression(node)) {
+      if (isProcessEnv(node)) return fail(secretMessage(node));
+      if (ts.isIdentifier(node.expression) && node.expression.text === 'helpers')
+        return fail(`helpers.${node.name.text} must be called`);
+      return join(this.#raw(node.expression), `${node.questionDotToken ? '?.' : '.'}${node.name.text}`);
+    }
+    if (ts.isElementAccessExpression(node)) {
+      const object = this.#raw(node.expression);
+      const index = this.#raw(node.argumentExpression);
+      return object === undefined || index === undefined
+        ? undefined
+        : `${object}${node.questionDotToken ? '?.' : ''}[${index}]`;
+    }
+    if (ts.isCallExpression(node)) return this.#call(node);
+    if (ts.isArrayLiteralExpression(node)) {
+      const elements = node.elements.map((element) =>
+        ts.isSpreadElement(element) ? fail('spread (...) is not in the expression language') : this.#raw(element),
+      );
+      return elements.includes(undefined) ? undefined : `[${elements.join(', ')}]`;
+    }
+    if (ts.isObjectLiteralExpression(node)) {
+      const properties = node.properties.map((property) => {
+        if (ts.isShorthandPropertyAssignment(property))
+          return join(`${property.name.text}: `, this.#raw(property.name));
+        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+        if (key === undefined || !ts.isPropertyAssignment(property))
+          return this.#issues.at(property, 'only plain `key: value` properties are in the expression language');
+        return join(`${quote(key)}: `, this.#raw(property.initializer));
+      });
+      return properties.includes(undefined) ? undefined : `{ ${properties.join(', ')} }`;
+    }
+    if (ts.isTaggedTemplateExpression(node) || ts.isTemplateExpression(node))
+      return fail('a template can only be a whole config value, not part of an expression');
+    if (ts.isAwaitExpression(node)) return fail('await is only for step calls: await step.<type>(…)');
+    if (ts.isArrowFunction(node) || ts.isFunctionExpression(node))
+      return fail('a function is not a value a flow can hold');
+    return fail(`${ts.SyntaxKind[node.kind]} is not in the expression language`);
+  }
+
+  #call(node: ts.CallExpression): string | undefined {
+    const fail = (message: string) => this.#issues.at(node, message);
+    const args = node.arguments.map((arg) =>
+      ts.isSpreadElement(arg) ? fail('spread (...) is not in the expression language') : this.#raw(arg),
+    );
+    if (args.includes(undefined)) return undefined;
+    const callee = node.expression;
+    if (ts.isIdentifier(callee)) {
+      const name = callee.text;
+      if ((name === 'eq' || name === 'ne') && args.length === 2)
+        return `(${args[0]} ${name === 'eq' ? '==' : '!='} ${args[1]})`;
+      if (EXPR_HELPERS.has(name)) return `${name}(${args.join(', ')})`;
+      return fail(`'${name}' is not a helper a flow expression can call`);
+    }
+    if (ts.isPropertyAccessExpression(callee)) {
+      const owner = callee.expression;
+      if (ts.isIdentifier(owner) && owner.text === 'helpers') {
+        if (!EXPR_HELPERS.has(callee.name.text)) return fail(`'${callee.name.text}' is not a helper`);
+        return `${callee.name.text}(${args.join(', ')})`;
+      }
+      if (ts.isIdentifier(owner) && (owner.text === 'Date' || owner.text === 'Math') && !ROOTS.has(owner.text)) {
+        return fail(
+          `${owner.text}.${callee.name.text}() is not available in a flow expression: expressions are deterministic and read only ${[...ROOTS].join(', ')}`,
+        );
+      }
+      if (ts.isIdentifier(owner) && owner.text === 'step')
+        return fail('a step call must be a statement of its own: await step.<type>(…)');
+      const object = this.#raw(owner);
+      if (object === undefined) return undefined;
+      return `${object}${callee.questionDotToken ? '?.' : '.'}${callee.name.text}(${args.join(', ')})`;
+    }
+    return fail('only helpers and string/array methods can be called in a flow expression');
+  }
+}
+
+/** A string literal in a config: as is, unless the IR would read it as an expression or template. */
+function literalString(text: string): string {
+  return text.startsWith('=') || text.includes('{{') ? `=${quote(text)}` : text;
+}
+
+/** `{{` in template text is literal: the IR spells that `\{{`. */
+function escapeBraces(text: string): string {
+  return text.replace(/(^|[^\\])\{\{/g, '$1\\{{');
+}
+
+export function unwrap(node: ts.Expression): ts.Expression {
+  let current = node;
+  while (
+    ts.isParenthesizedExpression(current) ||
+    ts.isAsExpression(current) ||
+    ts.isSatisfiesExpression(current) ||
+    ts.isNonNullExpression(current)
+  )
+    current = current.expression;
+  return current;
+}
+
+export function propertyName(name: ts.PropertyName): string | undefined {
+  if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  return undefined;
+}
+
+function jsonScalar(node: ts.Expression): { ok: true; value: unknown } | { ok: false } {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return { ok: true, value: node.text };
+  if (ts.isNumericLiteral(node)) return { ok: true, value: Number(node.text) };
+  if (
+    ts.isPrefixUnaryExpression(node) &&
+    node.operator === ts.SyntaxKind.MinusToken &&
+    ts.isNumericLiteral(node.operand)
+  )
+    return { ok: true, value: -Number(node.operand.text) };
+  if (node.kind === ts.SyntaxKind.TrueKeyword) return { ok: true, value: true };
+  if (node.kind === ts.SyntaxKind.FalseKeyword) return { ok: true, value: false };
+  if (node.kind === ts.SyntaxKind.NullKeyword) return { ok: true, value: null };
+  return { ok: false };
+}
+
+function isProcessEnv(node: ts.Node): boolean {
+  let current = node;
+  if (ts.isBinaryExpression(current)) current = current.left;
+  return (
+    ts.isPropertyAccessExpression(current) &&
+    ts.isPropertyAccessExpression(current.expression) &&
+    ts.isIdentifier(current.expression.expression) &&
+    current.expression.expression.text === 'process' &&
+    current.expression.name.text === 'env'
+  );
+}
+
+function secretMessage(node: ts.Node): string {
+  return `${node.getText()}: a flow cannot read the environment (secrets stay out of flows); pass the value in the run input, e.g. template\`Bearer \${input.token}\``;
+}
+
+function wrap(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : `(${text})`;
+}
+
+function join(a: string | undefined, b: string | undefined): string | undefined {
+  return a === undefined || b === undefined ? undefined : a + b;
+}

@@ -1,0 +1,372 @@
+/**
+ * Statements back into IR steps. A body is a list of `await step.<type>('id', { … })`
+ * statements, the last of which may be returned; its config is read field by field with the
+ * kind of value the IR holds there (`FIELDS`). Anything the IR cannot express is an error at
+ * its line: control flow written in JavaScript, a dynamic id, a step call inside try/catch.
+ */
+import { codeSourceFromFunctionText, STEP_TYPES, type StepType } from '@weft/engine';
+import ts from 'typescript';
+import { type ExpressionReader, propertyName, unwrap } from './expressions.ts';
+import type { Issues } from './issues.ts';
+
+type FieldKind =
+  | 'json'
+  | 'text'
+  | 'expr'
+  | 'value'
+  | 'headers'
+  | 'code'
+  | 'cases'
+  | 'body'
+  | 'branches'
+  | 'while'
+  | 'name';
+
+const COMMON: Record<string, FieldKind> = { name: 'name', retry: 'json', timeout: 'json' };
+
+/** What each config field holds, per step type (the IR step schemas, field by field). */
+const FIELDS: { [T in StepType]: Record<string, FieldKind> } = {
+  llm: {
+    model: 'json',
+    system: 'text',
+    prompt: 'text',
+    messages: 'expr',
+    tools: 'json',
+    maxSteps: 'json',
+    schema: 'json',
+  },
+  tool: { tool: 'json', args: 'value' },
+  code: { source: 'code', args: 'value' },
+  http: { method: 'json', url: 'text', headers: 'headers', body: 'value' },
+  transform: { value: 'value' },
+  branch: { cases: 'cases', else: 'body' },
+  parallel: { branches: 'branches' },
+  map: { items: 'expr', concurrency: 'json', steps: 'body' },
+  loop: { while: 'while', maxIterations: 'json', steps: 'body' },
+  approval: { prompt: 'text', onTimeout: 'json' },
+  spawn: { flow: 'json', input: 'value' },
+  sleep: { duration: 'json' },
+  fail: { message: 'text' },
+};
+
+/** Positional forms the code-first API also accepts: `step.tool('id', 'name', args)`. */
+const POSITIONAL: Partial<Record<StepType, [string, string?]>> = {
+  tool: ['tool', 'args'],
+  code: ['source', 'args'],
+  spawn: ['flow', 'input'],
+  sleep: ['duration'],
+  fail: ['message'],
+};
+
+/** The names each kind of body may destructure from its argument. */
+const BODY_NAMES: Record<'plain' | 'map' | 'loop', ReadonlySet<string>> = {
+  plain: new Set(['step', 'steps', 'input']),
+  map: new Set(['step', 'steps', 'input', 'item', 'index']),
+  loop: new Set(['step', 'steps', 'input', 'iteration']),
+};
+
+export interface StepReaderContext {
+  file: ts.SourceFile;
+  issues: Issues;
+  expressions: ExpressionReader;
+  /** Module-level functions by name (code step sources). */
+  functions: Map<string, ts.FunctionDeclaration>;
+  usedFunctions: Set<string>;
+  /** Where each step id was written, to pin validation errors. */
+  stepNodes: Map<string, ts.Node>;
+}
+
+export class StepReader {
+  readonly #ctx: StepReaderContext;
+  constructor(ctx: StepReaderContext) {
+    this.#ctx = ctx;
+  }
+
+  /** The steps of a block; at the top level, a final `return <value>` is the flow's output. */
+  block(statements: readonly ts.Statement[], top: boolean): { steps: unknown[]; output?: unknown; hasOutput: boolean } {
+    const { issues } = this.#ctx;
+    const steps: unknown[] = [];
+    let output: unknown;
+    let hasOutput = false;
+    statements.forEach((statement, index) => {
+      const last = index === statements.length - 1;
+      if (ts.isExpressionStatement(statement)) {
+        const call = stepCall(statement.expression);
+        if (call && ts.isAwaitExpression(unwrap(statement.expression))) steps.push(this.step(call, statement));
+        else if (call) issues.at(statement, 'await the step: await step.<type>(…)');
+        else issues.at(statement, 'only step calls (await step.<type>(…)) and a final return can be imported');
+      } else if (ts.isReturnStatement(statement)) {
+        if (!last) issues.at(statement, 'a return must be the last statement');
+        if (statement.expression === undefined) return;
+        const call = stepCall(statement.expression);
+        if (call) steps.push(this.step(call, statement));
+        else if (top) {
+          output = this.#ctx.expressions.value(statement.expression);
+          hasOutput = true;
+        } else {
+          issues.at(
+            statement,
+            "a nested body can only return its last step: in the IR a container's output is its last step's output",
+          );
+        }
+      } else if (ts.isTryStatement(statement)) {
+        issues.at(
+          statement,
+          'try/catch cannot be imported: the IR cannot catch a step failure (use retry on the step)',
+        );
+      } else if (ts.isIfStatement(statement) || ts.isSwitchStatement(statement)) {
+        issues.at(
+          statement,
+          "JavaScript branching cannot be imported: use step.branch('id', { cases: [{ when, steps }] })",
+        );
+      } else if (isLoop(statement)) {
+        issues.at(
+          statement,
+          "JavaScript loops cannot be imported: use step.loop('id', { while, steps }) or step.map('id', { items, steps })",
+        );
+      } else if (ts.isVariableStatement(statement)) {
+        issues.at(statement, 'variables cannot be imported: read an earlier step as steps.<id>.output');
+      } else if (!ts.isEmptyStatement(statement)) {
+        issues.at(statement, 'only step calls (await step.<type>(…)) and a final return can be imported');
+      }
+    });
+    return { steps, output, hasOutput };
+  }
+
+  step(call: ts.CallExpression, statement: ts.Statement): unknown {
+    const { issues } = this.#ctx;
+    const method = (call.expression as ts.PropertyAccessExpression).name.text;
+    if (!(STEP_TYPES as readonly string[]).includes(method)) {
+      return issues.at(call.expression, `step.${method} is not a step type; the types are ${STEP_TYPES.join(', ')}`);
+    }
+    const type = method as StepType;
+    const [idNode, configNode, third] = call.arguments;
+    if (idNode === undefined || !(ts.isStringLiteral(idNode) || ts.isNoSubstitutionTemplateLiteral(idNode))) {
+      return issues.at(
+        idNode ?? call,
+        'the step id must be a string literal: ids are fixed in the IR (and in the journal)',
+      );
+    }
+    const id = idNode.text;
+    if (this.#ctx.stepNodes.has(id)) return issues.at(idNode, `step id '${id}' is used twice`);
+    this.#ctx.stepNodes.set(id, idNode);
+    const step: Record<string, unknown> = { id, type };
+    const name = stepName(statement, this.#ctx.file);
+    if (name !== undefined) step.name = name;
+    if (configNode === undefined) return issues.at(call, `step.${type}('${id}', …) needs its config`);
+    const config = unwrap(configNode);
+    if (ts.isObjectLiteralExpression(config)) {
+      if (third !== undefined) issues.at(third, 'unexpected argument after the config object');
+      for (const property of config.properties) {
+        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+        if (key === undefined || !ts.isPropertyAssignment(property)) {
+          issues.at(property, 'only plain `key: value` properties can be imported');
+          continue;
+        }
+        const kind = FIELDS[type][key] ?? COMMON[key];
+        if (kind === undefined) {
+          issues.at(property.name, `step.${type} has no field '${key}'`);
+          continue;
+        }
+        const value = this.#field(kind, property.initializer, type);
+        if (value !== undefined) step[key] = value;
+      }
+    } else {
+      const positional = POSITIONAL[type];
+      if (!positional) return issues.at(configNode, `step.${type} takes a config object: step.${type}('${id}', { … })`);
+      step[positional[0]] = this.#field(FIELDS[type][positional[0]]!, configNode, type);
+      if (third !== undefined && positional[1])
+        step[positional[1]] = this.#field(FIELDS[type][positional[1]]!, third, type);
+    }
+    return step;
+  }
+
+  #field(kind: FieldKind, node: ts.Expression, type: StepType): unknown {
+    const { expressions, issues } = this.#ctx;
+    switch (kind) {
+      case 'json':
+        return expressions.json(node);
+      case 'name': {
+        const inner = unwrap(node);
+        return ts.isStringLiteral(inner) ? inner.text : issues.at(node, 'a step name must be a string literal');
+      }
+      case 'text':
+        return expressions.text(node);
+      case 'expr':
+        return expressions.expression(node);
+      case 'value':
+        return expressions.value(node);
+      case 'headers': {
+        const inner = unwrap(node);
+        if (!ts.isObjectLiteralExpression(inner)) return issues.at(node, 'headers must be an object literal');
+        const headers: Record<string, unknown> = {};
+        for (const property of inner.properties) {
+          const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+          if (key === undefined || !ts.isPropertyAssignment(property))
+            issues.at(property, 'only plain `key: value` headers');
+          else headers[key] = expressions.text(property.initializer);
+        }
+        return headers;
+      }
+      case 'code':
+        return this.#codeSource(node);
+      case 'body':
+        return this.#body(node, type === 'map' ? 'map' : type === 'loop' ? 'loop' : 'plain');
+      case 'branches': {
+        const inner = unwrap(node);
+        if (!ts.isObjectLiteralExpression(inner))
+          return issues.at(node, 'branches must be an object literal of functions');
+        const branches: Record<string, unknown> = {};
+        for (const property of inner.properties) {
+          const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+          if (key === undefined || !ts.isPropertyAssignment(property))
+            issues.at(property, 'each branch is `name: async ({ step }) => { … }`');
+          else branches[key] = this.#body(property.initializer, 'plain');
+        }
+        return branches;
+      }
+      case 'cases': {
+        const inner = unwrap(node);
+        if (!ts.isArrayLiteralExpression(inner)) return issues.at(node, 'cases must be an array literal');
+        return inner.elements.map((element) => this.#case(element));
+      }
+      case 'while':
+        return this.#condition(node, new Set(['steps', 'iteration', 'input']));
+    }
+  }
+
+  #case(node: ts.Expression): unknown {
+    const { issues } = this.#ctx;
+    const inner = unwrap(node);
+    if (!ts.isObjectLiteralExpression(inner))
+      return issues.at(node, 'a case is { when: () => condition, steps: async ({ step }) => { … } }');
+    const out: Record<string, unknown> = {};
+    for (const property of inner.properties) {
+      const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+      if (key === 'when' && ts.isPropertyAssignment(property))
+        out.when = this.#condition(property.initializer, new Set(['steps', 'input']));
+      else if (key === 'steps' && ts.isPropertyAssignment(property))
+        out.steps = this.#body(property.initializer, 'plain');
+      else issues.at(property, 'a case has only `when` and `steps`');
+    }
+    return out;
+  }
+
+  /** `() => expr` / `({ steps, iteration }) => expr`: the IR expression. */
+  #condition(node: ts.Expression, names: ReadonlySet<string>): string | undefined {
+    const { issues, expressions } = this.#ctx;
+    const fn = unwrap(node);
+    if (!ts.isArrowFunction(fn)) return issues.at(node, 'a condition is a function: () => condition');
+    if (!this.#params(fn, names)) return undefined;
+    let body: ts.Node = fn.body;
+    if (ts.isBlock(body)) {
+      const only = body.statements[0];
+      if (body.statements.length !== 1 || !only || !ts.isReturnStatement(only) || !only.expression)
+        return issues.at(body, 'a condition must be a single expression: () => condition');
+      body = only.expression;
+    }
+    return expressions.expression(body as ts.Expression);
+  }
+
+  /** `async ({ step, steps }) => { … }`: a nested step list. */
+  #body(node: ts.Expression, kind: keyof typeof BODY_NAMES): unknown[] | undefined {
+    const { issues } = this.#ctx;
+    const fn = unwrap(node);
+    if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn))
+      return issues.at(node, 'a nested step list is a function: async ({ step, steps }) => { … }');
+    if (!this.#params(fn, BODY_NAMES[kind])) return undefined;
+    if (ts.isBlock(fn.body)) return this.block(fn.body.statements, false).steps;
+    const call = stepCall(fn.body);
+    if (call) return [this.step(call, fn.body as unknown as ts.Statement)];
+    return issues.at(
+      fn.body,
+      "a nested body can only return its last step: in the IR a container's output is its last step's output",
+    );
+  }
+
+  /** At most one destructured parameter, binding only names the runtime passes, unrenamed. */
+  #params(fn: ts.SignatureDeclarationBase, names: ReadonlySet<string>): boolean {
+    const { issues } = this.#ctx;
+    if (fn.parameters.length === 0) return true;
+    const [param, extra] = fn.parameters;
+    if (extra || !param || !ts.isObjectBindingPattern(param.name)) {
+      issues.at(param ?? fn, `destructure what you need: ({ ${[...names].join(', ')} }) => …`);
+      return false;
+    }
+    let ok = true;
+    for (const element of param.name.elements) {
+      const name = ts.isIdentifier(element.name) ? element.name.text : undefined;
+      if (
+        element.propertyName ||
+        element.initializer ||
+        element.dotDotDotToken ||
+        name === undefined ||
+        !names.has(name)
+      ) {
+        issues.at(element, `this function receives only ${[...names].join(', ')}, by those names`);
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  #codeSource(node: ts.Expression): string | undefined {
+    const { issues, functions, usedFunctions, file } = this.#ctx;
+    const inner = unwrap(node);
+    if (ts.isStringLiteral(inner) || ts.isNoSubstitutionTemplateLiteral(inner)) return inner.text;
+    let fn: ts.FunctionLikeDeclaration | undefined;
+    if (ts.isIdentifier(inner)) {
+      fn = functions.get(inner.text);
+      if (fn === undefined) return issues.at(inner, `'${inner.text}' is not a function declared in this module`);
+      usedFunctions.add(inner.text);
+    } else if (ts.isFunctionExpression(inner) || ts.isArrowFunction(inner)) fn = inner;
+    else return issues.at(node, 'a code source is a function (its body runs in the sandbox) or a string');
+    const names = fn.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : ''));
+    if (names.some((name, index) => name !== ['args', 'input', 'steps'][index])) {
+      return issues.at(fn, 'a code function takes (args, input, steps), by those names: the sandbox passes them so');
+    }
+    if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken)
+      return issues.at(fn, 'a code function cannot be async or a generator: the sandbox runs it synchronously');
+    const source = codeSourceFromFunctionText(fn.getText(file));
+    return source ?? issues.at(fn, 'a code function needs a body');
+  }
+}
+
+/** `step.x(…)` (optionally awaited), else undefined. */
+export function stepCall(expression: ts.Expression): ts.CallExpression | undefined {
+  let node = unwrap(expression);
+  if (ts.isAwaitExpression(node)) node = unwrap(node.expression);
+  if (!ts.isCallExpression(node)) return undefined;
+  const callee = node.expression;
+  return ts.isPropertyAccessExpression(callee) &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'step'
+    ? node
+    : undefined;
+}
+
+function isLoop(statement: ts.Statement): boolean {
+  return (
+    ts.isForStatement(statement) ||
+    ts.isForOfStatement(statement) ||
+    ts.isForInStatement(statement) ||
+    ts.isWhileStatement(statement) ||
+    ts.isDoStatement(statement)
+  );
+}
+
+/** The `// comment` lines right above a step statement: its name. */
+function stepName(statement: ts.Node, file: ts.SourceFile): string | undefined {
+  const ranges = ts.getLeadingCommentRanges(file.text, statement.pos) ?? [];
+  const lines: string[] = [];
+  let end = statement.getStart(file);
+  for (let i = ranges.length - 1; i >= 0; i--) {
+    const range = ranges[i]!;
+    // Only comments directly above (no blank line between) name the step.
+    if (range.kind !== ts.SyntaxKind.SingleLineCommentTrivia || /\n[ \t]*\n/.test(file.text.slice(range.end, end)))
+      break;
+    lines.unshift(file.text.slice(range.pos + 2, range.end).replace(/^ /, ''));
+    end = range.pos;
+  }
+  return lines.length === 0 ? undefined : lines.join('\n');
+}

@@ -1,0 +1,101 @@
+/**
+ * One spelling per meaning, for comparing a flow with its round trip. Import writes every
+ * expression in the canonical spelling (engine parser → printer), and TS export writes the
+ * IR's `==`/`!=` against a non-null literal as `===`/`!==` (identical in the IR, and what keeps
+ * JavaScript from coercing), so those come back as `===`/`!==`. Nothing else changes: step
+ * ids, names, order, configs, literals, templates' text, code sources and tools are exact.
+ */
+import { compileExpression, compileTemplate, type ExprNode, type Flow, isExpression, isTemplate } from '@weft/engine';
+import { printExpression } from '../emit/expression.ts';
+
+/** Fields whose strings are not expressions or templates. */
+const VERBATIM = new Set([
+  'id',
+  'type',
+  'name',
+  'source',
+  'schema',
+  'retry',
+  'timeout',
+  'model',
+  'tools',
+  'maxSteps',
+  'concurrency',
+  'maxIterations',
+  'method',
+  'duration',
+  'flow',
+  'onTimeout',
+]);
+
+export function canonicalFlow(flow: Flow): Omit<Flow, 'ui'> {
+  const { ui: _ui, ...rest } = flow;
+  return {
+    ...rest,
+    steps: flow.steps.map(canonicalStep) as Flow['steps'],
+    ...(flow.output === undefined ? {} : { output: canonicalValue(flow.output) }),
+  };
+}
+
+function canonicalStep(step: Record<string, unknown> | Flow['steps'][number]): unknown {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(step)) {
+    if (VERBATIM.has(key)) out[key] = value;
+    else if ((key === 'steps' || key === 'else') && Array.isArray(value)) out[key] = value.map(canonicalStep);
+    else if (key === 'cases' && Array.isArray(value))
+      out[key] = value.map((c: { when: string; steps: unknown[] }) => ({
+        when: canonicalValue(c.when),
+        steps: c.steps.map((s) => canonicalStep(s as Record<string, unknown>)),
+      }));
+    else if (key === 'branches')
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown[]>).map(([name, list]) => [
+          name,
+          list.map((s) => canonicalStep(s as Record<string, unknown>)),
+        ]),
+      );
+    else out[key] = canonicalValue(value);
+  }
+  return out;
+}
+
+export function canonicalValue(value: unknown): unknown {
+  if (typeof value === 'string') {
+    if (isExpression(value)) return `=${canonicalExpression(value)}`;
+    if (!isTemplate(value)) return value;
+    return compileTemplate(value)
+      .parts.map((part) =>
+        typeof part === 'string' ? part.replaceAll('{{', '\\{{') : `{{ ${canonicalExpression(part.source)} }}`,
+      )
+      .join('');
+  }
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, canonicalValue(v)]));
+  return value;
+}
+
+export function canonicalExpression(source: string): string {
+  return printExpression(strictAgainstLiterals(structuredClone(compileExpression(source).ast)), { dialect: 'ir' });
+}
+
+function strictAgainstLiterals(node: ExprNode): ExprNode {
+  for (const value of Object.values(node)) {
+    if (Array.isArray(value)) for (const item of value) visit(item);
+    else visit(value);
+  }
+  if (node.type === 'Binary' && (node.operator === '==' || node.operator === '!=')) {
+    const literal = (side: ExprNode) => side.type === 'Literal' && side.value !== null;
+    const nullSide = (side: ExprNode) => side.type === 'Literal' && side.value === null;
+    if ((literal(node.left) || literal(node.right)) && !nullSide(node.left) && !nullSide(node.right))
+      node.operator = node.operator === '==' ? '===' : '!==';
+  }
+  return node;
+}
+
+function visit(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  if ('type' in value && typeof (value as { type: unknown }).type === 'string')
+    strictAgainstLiterals(value as ExprNode);
+  else if ('value' in value) visit((value as { value: unknown }).value); // object properties
+}
