@@ -3,20 +3,13 @@
  * watched live through B over SSE, an approval given through B resumes it, and both processes'
  * subscribers (run events and status changes) see the whole run, live, across the processes.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import type { RunEvent } from '@weft/engine';
-import { EventSource } from 'eventsource';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StatusChange } from '../src/server/events/bus.ts';
 import { APPLICATION_NAME } from '../src/server/events/pg-transport.ts';
-import type { AppRouter } from '../src/server/router.ts';
 import { approvalFlow } from '../src/server/test-support.ts';
-import { MAIN } from './helpers.ts';
+import { client, type Server, serve, shutdown } from './serve-process.ts';
 
 const ADMIN_URLS = process.env.WEFT_TEST_PG_URL
   ? [process.env.WEFT_TEST_PG_URL]
@@ -36,84 +29,6 @@ async function admin(): Promise<{ client: pg.Client; url: URL }> {
     }
   }
   throw new Error(`PostgreSQL is not reachable (${failures.join('; ')})`);
-}
-
-interface Server {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  dir: string;
-  stderr: () => string;
-}
-
-async function serve(name: string, databaseUrl: string): Promise<Server> {
-  const dir = await mkdtemp(join(tmpdir(), `weft-multi-${name}-`));
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    WEFT_DATA: join(dir, 'data'),
-    NODE_ENV: 'test',
-    WEFT_LOG_LEVEL: 'warn',
-    NO_COLOR: '1',
-  };
-  for (const key of ['WEFT_TOKEN', 'PORT', 'WEFT_WEB_ORIGIN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']) delete env[key];
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
-    cwd: dir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${stdout}\n${stderr}`)), 15_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace(/\/$/, ''));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}:\n${stdout}\n${stderr}`));
-    });
-  });
-  return { name, child, url, dir, stderr: () => stderr };
-}
-
-async function shutdown(server: Server | undefined): Promise<number | null> {
-  if (!server) return null;
-  const { child } = server;
-  const code =
-    child.exitCode !== null
-      ? child.exitCode
-      : await new Promise<number | null>((resolve) => {
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          child.once('exit', (exitCode) => {
-            clearTimeout(timer);
-            resolve(exitCode);
-          });
-          child.kill('SIGTERM');
-        });
-  await rm(server.dir, { recursive: true, force: true });
-  return code;
-}
-
-function client(server: Server) {
-  const url = `${server.url}/trpc`;
-  return createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === 'subscription',
-        true: httpSubscriptionLink({ url, EventSource }),
-        false: httpLink({ url }),
-      }),
-    ],
-  });
 }
 
 /** Follows one run's events through a server until the run ends. */
@@ -167,8 +82,8 @@ beforeAll(async () => {
   url.pathname = `/${database}`;
   databaseUrl = url.toString();
   // One at a time: the first creates the schema (migrations), the second finds it.
-  a = await serve('A', databaseUrl);
-  b = await serve('B', databaseUrl);
+  a = await serve('A', { databaseUrl });
+  b = await serve('B', { databaseUrl });
 });
 
 afterAll(async () => {

@@ -8,10 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Flow } from '@weft/engine';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createExecutorRegistry } from '../src/executors/index.ts';
-import { type FlowSource, memoryFlowSource } from '../src/inprocess/flow-source.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import type { RunStore } from '../src/store/types.ts';
 import { approveTemporalRun, awaitTemporalRun, connectTemporal, startTemporalRun } from '../src/temporal/client.ts';
@@ -19,6 +17,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../src/temporal/
 import { startTemporalWorker, type TemporalWorkerHandle, weftWorkflowBundle } from '../src/temporal/worker.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { defineConformanceSuite } from './index.ts';
+import { mutableFlowSource } from './mutable-flows.ts';
 
 /** Building the binary on a clean clone takes minutes; starting it and bundling, seconds. */
 const SETUP_TIMEOUT_MS = 15 * 60_000;
@@ -33,18 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 }, 30_000);
-
-/** The corpus a run may spawn is given per start; the worker's flow source reads the latest. */
-function mutableFlowSource(): FlowSource & { set(flows: readonly Flow[]): void } {
-  let current = memoryFlowSource([]);
-  return {
-    set(flows) {
-      current = memoryFlowSource(flows);
-    },
-    getFlow: (ref) => current.getFlow(ref),
-    documents: () => current.documents(),
-  };
-}
 
 async function temporalAdapter(): Promise<ConformanceAdapter> {
   if (!server) throw new Error('the Temporal dev server did not start');

@@ -2,9 +2,9 @@
  * Running flows on Temporal from the CLI: the client (TEMPORAL_ADDRESS), an in-process worker
  * for the duration of a command unless WEFT_TEMPORAL_WORKER=external says one runs elsewhere,
  * and progress rendered from the store's events (Temporal activities write them there, so the
- * CLI polls `readEvents` instead of listening to a runner). Approvals asked by the workflow are
- * recorded in the store (so `weft approve` and the parked report find them) and decided by
- * `--approve` presets through the workflow's signal; anything else parks the command.
+ * CLI polls `readEvents` instead of listening to a runner). Approvals the workflow asks for are
+ * recorded in the store by its activity (so `weft approve` and the parked report find them) and
+ * decided by `--approve` presets through the workflow's signal; anything else parks the command.
  */
 
 import { createExecutorRegistry } from '@weft/adapters/executors';
@@ -13,7 +13,9 @@ import type { RunStore } from '@weft/adapters/store';
 import {
   approveTemporalRun,
   connectTemporal,
+  openTemporalBackend,
   startTemporalWorker,
+  type TemporalBackend,
   type TemporalWorkerHandle,
 } from '@weft/adapters/temporal';
 import type { RunEvent } from '@weft/engine';
@@ -33,6 +35,17 @@ export interface TemporalSession {
   client: TemporalClient;
   worker: TemporalWorkerHandle | undefined;
   close(): Promise<void>;
+}
+
+/** Connects to TEMPORAL_ADDRESS without a worker: for steering runs that workers elsewhere execute. */
+export async function connectTemporalBackend(store: RunStore): Promise<TemporalBackend> {
+  const address = temporalAddress();
+  if (!address) throw new CliError('TEMPORAL_ADDRESS is not set (start a server with: weft backend up temporal)');
+  try {
+    return await openTemporalBackend({ address, store });
+  } catch (error) {
+    throw new CliError(`cannot reach Temporal at ${address}: ${error instanceof Error ? error.message : error}`);
+  }
 }
 
 /** Connects to TEMPORAL_ADDRESS and, unless a worker runs elsewhere, starts one here. */
@@ -138,13 +151,7 @@ export async function followTemporalRun(
     }
     const key = `${event.runId}|${'stepId' in event ? event.stepId : ''}`;
     if (event.type === 'approval.requested') {
-      await store.requestApproval({
-        runId: event.runId,
-        stepId: event.stepId,
-        prompt: event.prompt,
-        deadline: event.timeoutMs === undefined ? null : event.at + event.timeoutMs,
-        now: event.at,
-      });
+      // The workflow's activity recorded the request before it stored this event.
       const record = await store.getApproval(event.runId, event.stepId);
       if (record && record.status !== 'pending') {
         pending.set(key, true);
@@ -169,14 +176,6 @@ export async function followTemporalRun(
       }
       return;
     }
-    if (event.type === 'approval.resolved') {
-      pending.delete(key);
-      await store.resolveApproval(event.runId, event.stepId, {
-        status: event.timedOut ? 'timed-out' : event.approved ? 'approved' : 'rejected',
-        by: event.by,
-        comment: event.comment,
-        at: event.at,
-      });
-    }
+    if (event.type === 'approval.resolved') pending.delete(key);
   }
 }

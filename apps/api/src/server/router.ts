@@ -1,5 +1,6 @@
 /** The API: one router per feature. `AppRouter` is the only thing the web app imports. */
 import { approvalsRouter } from './routers/approvals.ts';
+import { backendsRouter } from './routers/backends.ts';
 import { flowsRouter } from './routers/flows.ts';
 import { modelsRouter } from './routers/models.ts';
 import { runsRouter } from './routers/runs.ts';
@@ -12,6 +13,7 @@ export const appRouter = router({
   approvals: approvalsRouter,
   models: modelsRouter,
   tools: toolsRouter,
+  backends: backendsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,10 +3,12 @@
  * executes runs here, the live event bus, the logger. Routers reach them through the tRPC
  * context, so tests build the same services over a temp store and call routers directly.
  */
+
+import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
 import { createExecutorRegistry, type HostTool } from '@weft/adapters/executors';
 import { InProcessRunner } from '@weft/adapters/inprocess';
-import { openStore, type RunStore } from '@weft/adapters/store';
-import { connectTemporal, startTemporalWorker, type TemporalWorkerHandle } from '@weft/adapters/temporal';
+import { openStore, type RunRecord, type RunStore } from '@weft/adapters/store';
+import { openTemporalBackend } from '@weft/adapters/temporal';
 import type { RunEvent } from '@weft/engine';
 import type { Logger } from 'pino';
 import { type BusTransport, EventBus, LocalTransport } from './events/bus.ts';
@@ -32,43 +34,26 @@ export interface ApiServices {
   env: Record<string, string | undefined>;
   /** Host-registered tools (their code runs in this process). */
   tools: Record<string, HostTool>;
-  /** Set when TEMPORAL_ADDRESS is: the client, and the worker this process runs. */
-  temporal?: { client: Awaited<ReturnType<typeof connectTemporal>>; worker: TemporalWorkerHandle };
+  /** The durable engines besides in-process this server can run on (Temporal when TEMPORAL_ADDRESS is set). */
+  backends: Map<ExternalBackendName, ExternalBackend>;
   close(): Promise<void>;
 }
 
 /**
- * Temporal activities write events straight to the store, past the runner: every 100 ms the
- * events of active temporal runs are read and published on the bus (and an approval the
- * workflow asks for is recorded, so `approvals.list`/`decide` see it).
+ * External engines (Temporal, Inngest) write events and approval records straight to the store,
+ * past the runner: every 100 ms the events of their active runs are read and published on the bus.
  */
-function pollTemporalRuns(store: RunStore, bus: EventBus, log: Logger): () => Promise<void> {
+function pollExternalRuns(backends: string[], store: RunStore, bus: EventBus, log: Logger): () => Promise<void> {
   const after = new Map<string, number>();
   let stopped = false;
   const tick = async () => {
-    const active = await store.listRuns({ backend: 'temporal', status: ['running', 'waiting'], limit: 1000 });
+    const active: RunRecord[] = [];
+    for (const backend of backends)
+      active.push(...(await store.listRuns({ backend, status: ['running', 'waiting'], limit: 1000 })));
     const ids = new Set([...after.keys(), ...active.map((run) => run.id)]);
     const live = new Set(active.map((run) => run.id));
     for (const id of ids) {
       const events: RunEvent[] = await store.readEvents(id, after.get(id) ?? 0);
-      for (const event of events) {
-        if (event.type === 'approval.requested') {
-          await store.requestApproval({
-            runId: id,
-            stepId: event.stepId,
-            prompt: event.prompt,
-            deadline: event.timeoutMs === undefined ? null : event.at + event.timeoutMs,
-            now: event.at,
-          });
-        } else if (event.type === 'approval.resolved') {
-          await store.resolveApproval(id, event.stepId, {
-            status: event.timedOut ? 'timed-out' : event.approved ? 'approved' : 'rejected',
-            by: event.by,
-            comment: event.comment,
-            at: event.at,
-          });
-        }
-      }
       if (events.length > 0) {
         after.set(id, events.at(-1)!.seq);
         bus.publish(events);
@@ -78,7 +63,7 @@ function pollTemporalRuns(store: RunStore, bus: EventBus, log: Logger): () => Pr
   };
   const loop = (async () => {
     while (!stopped) {
-      await tick().catch((error: unknown) => log.warn({ err: error }, 'polling temporal runs failed'));
+      await tick().catch((error: unknown) => log.warn({ err: error }, 'polling external runs failed'));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -115,21 +100,28 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     await store.close().catch(() => undefined);
     throw error;
   }
-  let temporal: ApiServices['temporal'];
+  const backends = new Map<ExternalBackendName, ExternalBackend>();
   let stopPolling: (() => Promise<void>) | undefined;
-  if (env.TEMPORAL_ADDRESS) {
-    const address = env.TEMPORAL_ADDRESS;
-    const client = await connectTemporal({ address });
-    const worker = await startTemporalWorker({
-      address,
-      store,
-      executors: createExecutorRegistry({ tools, env }),
-      flows: storeFlowSource(store),
-    });
-    temporal = { client, worker };
-    stopPolling = pollTemporalRuns(store, bus, log);
-    log.info({ address, taskQueue: worker.taskQueue }, 'temporal worker started');
+  try {
+    if (env.TEMPORAL_ADDRESS) {
+      const temporal = await openTemporalBackend({
+        address: env.TEMPORAL_ADDRESS,
+        ...(env.TEMPORAL_NAMESPACE ? { namespace: env.TEMPORAL_NAMESPACE } : {}),
+        ...(env.TEMPORAL_UI_URL ? { uiUrl: env.TEMPORAL_UI_URL } : {}),
+        store,
+        worker: { executors: createExecutorRegistry({ tools, env }), flows: storeFlowSource(store) },
+      });
+      backends.set('temporal', temporal);
+      log.info({ address: env.TEMPORAL_ADDRESS, taskQueue: temporal.worker?.taskQueue }, 'temporal worker started');
+    }
+  } catch (error) {
+    for (const backend of backends.values()) await backend.close();
+    await bus.stop().catch(() => undefined);
+    await runner.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
   }
+  if (backends.size > 0) stopPolling = pollExternalRuns([...backends.keys()], store, bus, log);
   return {
     store,
     runner,
@@ -137,13 +129,10 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     log,
     env,
     tools,
-    ...(temporal ? { temporal } : {}),
+    backends,
     async close() {
       await stopPolling?.();
-      if (temporal) {
-        await temporal.worker.shutdown().catch(() => undefined);
-        await temporal.client.connection.close().catch(() => undefined);
-      }
+      for (const backend of backends.values()) await backend.close();
       await bus.stop();
       await runner.close();
       await store.close();

@@ -5,7 +5,7 @@
  * their selector hooks.
  */
 import type { Json } from '@weft/engine';
-import { type ChangeEvent, useState } from 'react';
+import { type ChangeEvent, useEffect, useState } from 'react';
 import { useToast } from '../components/Toasts.tsx';
 import { useFollowRun } from '../runs/follow-run.ts';
 import { emptyInput, type InputField, inputFields } from '../runs/input-form.ts';
@@ -15,12 +15,43 @@ import { ApprovalButtons } from './nodes/ApprovalButtons.tsx';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 import { useSave } from './use-flow-actions.ts';
 
-/** The backends a run can go to; only those the server has configured are enabled. */
-const BACKENDS = [
-  { id: 'inprocess', label: 'In-process', available: true },
-  { id: 'temporal', label: 'Temporal', available: false },
-  { id: 'inngest', label: 'Inngest', available: false },
-] as const;
+/** Before the server answers: in-process only (always there). */
+const DEFAULT_BACKENDS: Backend[] = [{ id: 'inprocess', label: 'In-process', available: true, setting: null }];
+type Backend = Awaited<ReturnType<typeof trpc.backends.list.query>>[number];
+type BackendId = Backend['id'];
+
+/** The backends this server offers; those it has not configured are listed, disabled, with the setting they need. */
+function useBackends(): Backend[] {
+  const [backends, setBackends] = useState<Backend[]>(DEFAULT_BACKENDS);
+  useEffect(() => {
+    let live = true;
+    trpc.backends.list
+      .query()
+      .then((list) => live && setBackends(list))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  return backends;
+}
+
+/** A link to the run in its engine's own UI (Temporal Web), when the server knows one. */
+function useRunLink(runId: string | undefined, backend: string | null | undefined): string | undefined {
+  const [link, setLink] = useState<{ runId: string; url: string | undefined }>();
+  useEffect(() => {
+    if (!runId || !backend || backend === 'inprocess') return;
+    let live = true;
+    trpc.runs.get
+      .query({ runId })
+      .then(({ run }) => live && setLink({ runId, url: 'link' in run ? run.link : undefined }))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [runId, backend]);
+  return link && link.runId === runId ? link.url : undefined;
+}
 
 type Fixtures = Record<string, Json[]>;
 
@@ -157,7 +188,9 @@ export function RunPanel() {
     fields ? JSON.stringify(emptyInput(fields), null, 2) : sampleInput(inputSchema),
   );
   const [mode, setMode] = useState<'form' | 'json'>(fields ? 'form' : 'json');
-  const [backend, setBackend] = useState<string>('inprocess');
+  const backends = useBackends();
+  const [backend, setBackend] = useState<BackendId>('inprocess');
+  const runLink = useRunLink(run?.runId, run?.state.backend);
   const [fixtures, setFixtures] = useState<{ name: string; value: Fixtures } | null>(null);
   const [starting, setStarting] = useState(false);
   const parsed = parseInput(text);
@@ -176,7 +209,7 @@ export function RunPanel() {
       const { runId } = await trpc.runs.start.mutate({
         flowId: store.getState().flowId,
         input: parsed.value,
-        backend: 'inprocess',
+        backend,
         ...(fixtures ? { fixtures: fixtures.value } : {}),
       });
       follow(runId);
@@ -217,10 +250,15 @@ export function RunPanel() {
           className="input"
           aria-label="Backend"
           value={backend}
-          onChange={(event) => setBackend(event.target.value)}
+          onChange={(event) => setBackend(event.target.value as BackendId)}
         >
-          {BACKENDS.map((option) => (
-            <option key={option.id} value={option.id} disabled={!option.available}>
+          {backends.map((option) => (
+            <option
+              key={option.id}
+              value={option.id}
+              disabled={!option.available}
+              title={option.setting && !option.available ? `set ${option.setting} on the server` : undefined}
+            >
               {option.label}
               {option.available ? '' : ' (not configured)'}
             </option>
@@ -301,6 +339,15 @@ export function RunPanel() {
             <span className={`status-badge status-${run.state.status}`} role="status" aria-label="Run status">
               {run.state.status}
             </span>
+            {run.state.backend && run.state.backend !== 'inprocess' ? (
+              <span className="muted small"> on {run.state.backend}</span>
+            ) : null}
+            {runLink ? (
+              <a className="small" href={runLink} target="_blank" rel="noreferrer" aria-label="Open in the engine's UI">
+                {' '}
+                open in {run.state.backend === 'temporal' ? 'Temporal UI' : 'engine UI'} ↗
+              </a>
+            ) : null}
           </div>
           {waiting.map((stepId) => (
             <div key={stepId} className="run-waiting">

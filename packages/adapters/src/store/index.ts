@@ -8,6 +8,7 @@ import { openSqliteStore } from './sqlite.ts';
 import type { RunStore } from './types.ts';
 
 export { openPostgresStore } from './postgres.ts';
+export { reportRunEvents } from './report-events.ts';
 export { openSqliteStore } from './sqlite.ts';
 export type * from './types.ts';
 

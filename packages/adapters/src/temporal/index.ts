@@ -1,4 +1,5 @@
 export { createActivities } from './activities.ts';
+export { openTemporalBackend, type TemporalBackend, type TemporalBackendOptions } from './backend.ts';
 export {
   approveTemporalRun,
   awaitTemporalRun,

@@ -1,4 +1,5 @@
 /** What crosses between the Temporal client, the workflow and the activities: plain JSON only. */
+
 import type {
   CallPolicy,
   ErrorInfo,
@@ -10,6 +11,7 @@ import type {
   StepCall,
   ToolSpec,
 } from '@weft/engine';
+import type { ChildPlan, ChildRequest, RunEnd } from '../backends/run-rows.ts';
 
 export const WORKFLOW_TYPE = 'weftFlow';
 export const APPROVE_SIGNAL = 'approve';
@@ -34,29 +36,12 @@ export interface ApproveSignal {
   comment?: string | null;
 }
 
-export interface ChildPlan {
-  /** The child's flow, or why it cannot run. */
-  flow?: Flow;
-  error?: ErrorInfo;
-}
-
 /** The activities the workflow calls; implemented by createActivities on the worker. */
 export interface WeftActivities {
   executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json>;
   reportEvents(runId: string, events: RunEventInput[]): Promise<void>;
   /** Resolves a spawned flow and creates the child's run row (idempotent). */
-  prepareChild(request: {
-    parentRunId: string;
-    childRunId: string;
-    stepId: string;
-    ref: FlowRef;
-    input: Json;
-    fixtures: Fixtures | null;
-  }): Promise<ChildPlan>;
+  prepareChild(request: ChildRequest): Promise<ChildPlan>;
   /** Writes the terminal event and the run row's final status, output and error. */
-  finishRun(
-    runId: string,
-    end: { status: 'completed'; output: Json } | { status: 'failed' | 'cancelled'; error: ErrorInfo },
-    events: RunEventInput[],
-  ): Promise<void>;
+  finishRun(runId: string, end: RunEnd, events: RunEventInput[]): Promise<void>;
 }

@@ -185,7 +185,8 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
       ...(args.hostTools ? { hostTools: args.hostTools } : {}),
     });
   } catch (error) {
-    const cancelled = isCancellation(error);
+    // A cancelled wait may reach here wrapped as the step's failure: the scope still knows.
+    const cancelled = isCancellation(error) || CancellationScope.current().consideredCancelled;
     const info: ErrorInfo = cancelled ? { name: 'Cancelled', message: 'the run was cancelled' } : toErrorInfo(error);
     await CancellationScope.nonCancellable(async () => {
       await flush();

@@ -5,7 +5,7 @@
  * `approval.resolved` with who decided), so a long run does not hold the request open.
  */
 import { TRPCError } from '@trpc/server';
-import { approveTemporalRun } from '@weft/adapters/temporal';
+import type { ExternalBackendName } from '@weft/adapters/backends';
 import { isJsonObject } from '@weft/engine';
 import { z } from 'zod';
 import { procedure, router } from '../trpc.ts';
@@ -74,8 +74,9 @@ export const approvalsRouter = router({
           message: `the approval at '${input.stepId}' was already ${winner?.status ?? 'decided'} by ${winner?.decidedBy ?? 'someone else'}`,
         });
       }
-      if (run.backend === 'temporal' && ctx.services.temporal) {
-        await approveTemporalRun(ctx.services.temporal.client, run.id, {
+      const external = ctx.services.backends.get(run.backend as ExternalBackendName);
+      if (external) {
+        await external.decide(run.id, {
           stepId: input.stepId,
           approved: input.approved,
           by,

@@ -104,7 +104,7 @@ describe('runs.start', () => {
     ['a flowId of the wrong type', { flowId: 5 }, 'flowId'],
     ['an empty flowId', { flowId: '' }, 'flowId'],
     ['a version that is not a positive integer', { flowId: 'greet', version: 0 }, 'version'],
-    ['an unknown backend', { flowId: 'greet', backend: 'inngest' }, 'backend'],
+    ['an unknown backend', { flowId: 'greet', backend: 'airflow' }, 'backend'],
     ['fixtures of the wrong shape', { flowId: 'greet', fixtures: { a: 'x' } }, 'fixtures.a'],
   ])('refuses %s with BAD_REQUEST naming the field', async (_name, input, path) => {
     const error = await failure(server.caller().runs.start(input as never));

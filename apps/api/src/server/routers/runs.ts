@@ -5,13 +5,14 @@
  */
 
 import { TRPCError, tracked } from '@trpc/server';
+import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
 import { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError } from '@weft/adapters/inprocess';
 import type { RunRecord } from '@weft/adapters/store';
-import { startTemporalRun } from '@weft/adapters/temporal';
 import { type Fixtures, type Flow, FlowInvalidError, type Json, runState } from '@weft/engine';
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
 import { procedure, router } from '../trpc.ts';
+import { backendSetting } from './backends.ts';
 
 const runId = z.string().min(1).max(200);
 const runStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
@@ -88,6 +89,19 @@ export function executeInBackground(ctx: ApiContext, id: string): void {
   );
 }
 
+/** A run validated and recorded by the runner's create, handed over to an external engine under the same id. */
+async function handOver(ctx: ApiContext, id: string, external: ExternalBackend): Promise<void> {
+  const run = await ctx.services.store.getRun(id);
+  await ctx.services.store.deleteRun(id);
+  if (!run) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `run ${id} disappeared` });
+  await external.start({
+    runId: id,
+    flow: run.flow as unknown as Flow,
+    input: run.input,
+    ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
+  });
+}
+
 export const runsRouter = router({
   start: procedure
     .input(
@@ -95,7 +109,7 @@ export const runsRouter = router({
         flowId: z.string().min(1).max(200),
         version: z.number().int().positive().optional(),
         input: z.json().optional(),
-        backend: z.enum(['inprocess', 'temporal']).optional(),
+        backend: z.enum(['inprocess', 'temporal', 'inngest']).optional(),
         fixtures: z.record(z.string(), z.array(z.json())).optional(),
       }),
     )
@@ -105,10 +119,13 @@ export const runsRouter = router({
         const which = input.version === undefined ? `'${input.flowId}'` : `'${input.flowId}' version ${input.version}`;
         throw new TRPCError({ code: 'NOT_FOUND', message: `flowId: unknown flow ${which}` });
       }
-      if (input.backend === 'temporal' && !ctx.services.temporal) {
+      const external =
+        input.backend && input.backend !== 'inprocess' ? ctx.services.backends.get(input.backend) : undefined;
+      if (input.backend && input.backend !== 'inprocess' && !external) {
+        const available = ['inprocess', ...ctx.services.backends.keys()].join(', ');
         throw new TRPCError({
           code: 'BAD_REQUEST',
-          message: 'backend: temporal is not available (the server has no TEMPORAL_ADDRESS); available: inprocess',
+          message: `backend: ${input.backend} is not available (${backendSetting(input.backend)} is not set on the server); available: ${available}`,
         });
       }
       let id: string;
@@ -121,24 +138,8 @@ export const runsRouter = router({
       } catch (error) {
         throw creationError(error);
       }
-      if (input.backend === 'temporal') {
-        const temporal = ctx.services.temporal;
-        if (!temporal) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'temporal went away' });
-        // Validated and recorded by the runner's create; handed over to Temporal under the same id.
-        const run = await ctx.services.store.getRun(id);
-        await ctx.services.store.deleteRun(id);
-        if (!run) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `run ${id} disappeared` });
-        await startTemporalRun({
-          client: temporal.client,
-          store: ctx.services.store,
-          flow: run.flow as unknown as Flow,
-          input: run.input,
-          runId: id,
-          ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-        });
-        return { runId: id };
-      }
-      executeInBackground(ctx, id);
+      if (external) await handOver(ctx, id, external);
+      else executeInBackground(ctx, id);
       return { runId: id };
     }),
 
@@ -169,11 +170,18 @@ export const runsRouter = router({
   get: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);
     const events = await ctx.services.store.readEvents(run.id);
-    return { run: { ...publicRun(run), flow: run.flow }, state: runState(events) };
+    const link = ctx.services.backends.get(run.backend as ExternalBackendName)?.link(run.id);
+    return { run: { ...publicRun(run), flow: run.flow, ...(link ? { link } : {}) }, state: runState(events) };
   }),
 
   cancel: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
-    await requireRun(ctx, input.runId);
+    const target = await requireRun(ctx, input.runId);
+    const external = ctx.services.backends.get(target.backend as ExternalBackendName);
+    if (external) {
+      // The engine cancels the run; its cleanup records run.cancelled (the poller publishes it).
+      if (!FINAL.has(target.status)) await external.cancel(target.id);
+      return { runId: target.id, status: target.status };
+    }
     await ctx.services.runner.cancel(input.runId);
     // A parked run (and its parked children) are cancelled by a direct store write: announce it.
     await ctx.services.bus.refresh(input.runId);
@@ -187,7 +195,8 @@ export const runsRouter = router({
     const run = await requireRun(ctx, input.runId);
     if (FINAL.has(run.status))
       throw new TRPCError({ code: 'CONFLICT', message: `run '${run.id}' is ${run.status}; it cannot be resumed` });
-    executeInBackground(ctx, run.id);
+    // An external engine resumes its runs by itself (whenever a worker or the server is up).
+    if (!ctx.services.backends.has(run.backend as ExternalBackendName)) executeInBackground(ctx, run.id);
     return { runId: run.id };
   }),
 
@@ -204,7 +213,10 @@ export const runsRouter = router({
     } catch (error) {
       throw creationError(error);
     }
-    executeInBackground(ctx, id);
+    // On the engine the original ran on, when this server still has it.
+    const external = ctx.services.backends.get(run.backend as ExternalBackendName);
+    if (external) await handOver(ctx, id, external);
+    else executeInBackground(ctx, id);
     return { runId: id };
   }),
 

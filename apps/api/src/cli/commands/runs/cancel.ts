@@ -1,10 +1,15 @@
 /** `weft runs cancel <runId>`: cancels a run and its child runs. */
+import type { RunStore } from '@weft/adapters/store';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner } from '../../context.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
+import { connectTemporalBackend } from '../../temporal.ts';
 import { getRunOrFail } from '../../tree.ts';
 import { isFinal } from './list.ts';
+
+/** How long to wait for a worker to record the cancellation of a Temporal run. */
+const CANCEL_WAIT_MS = 10_000;
 
 const usage = `Usage: weft runs cancel <runId>
 
@@ -48,6 +53,7 @@ export const runsCancelCommand: Command = {
         stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
         return EXIT.ok;
       }
+      if (run.backend === 'temporal') return await cancelOnTemporal(ctx.store, run.id);
       await ctx.runner.cancel(run.id);
       stderr.write(`${stderr.style('bold', '■ cancelled')} run ${run.id}\n`);
       return EXIT.ok;
@@ -56,3 +62,24 @@ export const runsCancelCommand: Command = {
     }
   },
 };
+
+/** Temporal owns the run: the workflow is asked to cancel, and records run.cancelled itself when a worker runs it. */
+async function cancelOnTemporal(store: RunStore, runId: string): Promise<number> {
+  const backend = await connectTemporalBackend(store);
+  try {
+    await backend.cancel(runId);
+  } finally {
+    await backend.close();
+  }
+  const deadline = Date.now() + CANCEL_WAIT_MS;
+  while (Date.now() < deadline) {
+    const run = await store.getRun(runId);
+    if (run && isFinal(run.status)) {
+      stderr.write(`${stderr.style('bold', '■ cancelled')} run ${runId} (${run.status})\n`);
+      return EXIT.ok;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  stderr.write(`cancellation of run ${runId} requested; Temporal ends it when a worker next runs it\n`);
+  return EXIT.ok;
+}

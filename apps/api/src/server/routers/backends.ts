@@ -1,0 +1,28 @@
+/**
+ * The engines a run can go to on this server: in-process always, Temporal and Inngest when
+ * configured. Names the setting a missing one needs; never an address or a key.
+ */
+import { z } from 'zod';
+import { procedure, router } from '../trpc.ts';
+
+const KNOWN = [
+  { id: 'inprocess', label: 'In-process', setting: null },
+  { id: 'temporal', label: 'Temporal', setting: 'TEMPORAL_ADDRESS' },
+  { id: 'inngest', label: 'Inngest', setting: 'INNGEST_DEV or INNGEST_BASE_URL' },
+] as const;
+
+/** The server setting that enables a backend, for errors naming what is missing. */
+export function backendSetting(id: string): string {
+  return KNOWN.find((known) => known.id === id)?.setting ?? 'nothing';
+}
+
+export const backendsRouter = router({
+  list: procedure.input(z.object({}).optional()).query(({ ctx }) =>
+    KNOWN.map(({ id, label, setting }) => ({
+      id,
+      label,
+      available: id === 'inprocess' || ctx.services.backends.has(id),
+      setting,
+    })),
+  ),
+});

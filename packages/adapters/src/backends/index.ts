@@ -1,0 +1,6 @@
+export type {
+  ExternalBackend,
+  ExternalBackendName,
+  ExternalDecision,
+  ExternalRunStart,
+} from './external.ts';
