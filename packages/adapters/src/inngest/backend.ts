@@ -1,0 +1,161 @@
+/**
+ * Inngest as an ExternalBackend: an Inngest client (the dev server on INNGEST_BASE_URL with
+ * INNGEST_DEV, or Inngest Cloud / a self-hosted server with event and signing keys), the
+ * generic function, and the Node request handler that serves it at /api/inngest.
+ *
+ * A decision is recorded in Weft's store first and then sent as an event; Inngest matches an
+ * event only against a wait that already exists, so a decision that raced the wait is sent
+ * again until the run records it (the function also checks the store before it waits).
+ */
+import type { RequestListener } from 'node:http';
+import { Inngest, type InngestFunction } from 'inngest';
+import { serve } from 'inngest/node';
+import type { ExternalBackend } from '../backends/external.ts';
+import type { RunStore } from '../store/types.ts';
+import { createWeftFunction, type WeftFunctionDeps } from './function.ts';
+import {
+  CANCEL_EVENT,
+  DECISION_EVENT,
+  type DecisionEventData,
+  INNGEST_APP_ID,
+  RUN_EVENT,
+  type RunEventData,
+} from './types.ts';
+
+/** Where the API serves the function. */
+export const INNGEST_SERVE_PATH = '/api/inngest';
+/** How often, and how many times, a decision the run has not taken yet is sent again. */
+const DECISION_RESEND_MS = 1_000;
+const DECISION_RESENDS = 30;
+
+export interface InngestBackendOptions {
+  /** The Inngest server: the dev server's URL (e.g. http://127.0.0.1:8288); absent means Inngest Cloud. */
+  baseUrl?: string;
+  /** Talk to a dev server: no keys, no request signing. */
+  isDev: boolean;
+  eventKey?: string;
+  signingKey?: string;
+  store: RunStore;
+  /** Serve the function from this process: the URL Inngest calls (origin + INNGEST_SERVE_PATH). */
+  serve?: WeftFunctionDeps & { origin?: string };
+}
+
+export interface InngestBackend extends ExternalBackend {
+  readonly name: 'inngest';
+  readonly client: Inngest;
+  /** The request handler for INNGEST_SERVE_PATH; present when the backend serves the function. */
+  readonly handler: RequestListener | undefined;
+  /** Tells the Inngest server where this process serves the function (an app sync). */
+  register(origin: string): Promise<void>;
+}
+
+export function openInngestBackend(options: InngestBackendOptions): InngestBackend {
+  const client = new Inngest({
+    id: INNGEST_APP_ID,
+    isDev: options.isDev,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.eventKey ? { eventKey: options.eventKey } : {}),
+    ...(options.signingKey ? { signingKey: options.signingKey } : {}),
+    logger: process.env.WEFT_INNGEST_DEBUG ? console : quietLogger,
+    // With checkpointing (the v4 default) the dev server (v1.12.1) never resumes a parent's
+    // step.invoke once the child finishes; plain step-by-step execution does.
+    checkpointing: false,
+  });
+  const { store } = options;
+  let fn: InngestFunction.Any | undefined;
+  let handler: RequestListener | undefined;
+  if (options.serve) {
+    fn = createWeftFunction(client, options.serve);
+    handler = serve({
+      client,
+      functions: [fn],
+      servePath: INNGEST_SERVE_PATH,
+      ...(options.serve.origin ? { serveOrigin: options.serve.origin } : {}),
+    });
+  }
+  const resends = new Set<ReturnType<typeof setTimeout>>();
+
+  const sendDecision = (data: DecisionEventData) => client.send({ name: DECISION_EVENT, data });
+
+  /** Sends the decision again while the run has not recorded it (it raced the wait). */
+  const watchDecision = (data: DecisionEventData, left: number) => {
+    const timer = setTimeout(async () => {
+      resends.delete(timer);
+      try {
+        const run = await store.getRun(data.runId);
+        if (!run || (run.status !== 'running' && run.status !== 'waiting')) return;
+        const events = await store.readEvents(data.runId);
+        if (events.some((event) => event.type === 'approval.resolved' && event.stepId === data.stepId)) return;
+        await sendDecision(data);
+      } catch {
+        // The server may be restarting; the next round tries again.
+      }
+      if (left > 1) watchDecision(data, left - 1);
+    }, DECISION_RESEND_MS);
+    resends.add(timer);
+  };
+
+  return {
+    name: 'inngest',
+    client,
+    handler,
+    async start(run) {
+      if (!(await store.getRun(run.runId)))
+        await store.createRun({
+          id: run.runId,
+          flowId: run.flow.id,
+          flowVersion: run.flow.version ?? 1,
+          flow: run.flow as never,
+          input: run.input,
+          backend: 'inngest',
+          status: 'running',
+          ...(run.fixtures ? { fixtures: run.fixtures as never } : {}),
+        });
+      const data: RunEventData = { runId: run.runId, flowId: run.flow.id, flowVersion: run.flow.version ?? 1 };
+      // The event id is the run id: Inngest drops a second start of the same run.
+      await client.send({ id: run.runId, name: RUN_EVENT, data });
+    },
+    async decide(runId, decision) {
+      const data: DecisionEventData = { runId, ...decision, at: new Date().toISOString() };
+      await sendDecision(data);
+      watchDecision(data, DECISION_RESENDS);
+    },
+    async cancel(runId) {
+      // The run and its children: each is its own Inngest run.
+      const ids = [runId];
+      for (let i = 0; i < ids.length; i++)
+        for (const child of await store.listRuns({ parentRunId: ids[i]! })) ids.push(child.id);
+      const ended = new Set(['completed', 'failed', 'cancelled']);
+      for (const id of ids) {
+        const run = await store.getRun(id);
+        if (!run || ended.has(run.status)) continue;
+        await client.send({ name: CANCEL_EVENT, data: { runId: id } });
+        // Inngest stops the function between steps and runs none of its code: record the end here.
+        await store.commit([{ runId: id, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
+        await store.updateRun(id, {
+          status: 'cancelled',
+          error: { name: 'Cancelled', message: 'the run was cancelled' },
+        });
+      }
+    },
+    link: () => undefined,
+    async register(origin) {
+      if (!handler) throw new Error('this Inngest backend does not serve the function');
+      const response = await fetch(new URL(INNGEST_SERVE_PATH, origin), { method: 'PUT' });
+      if (!response.ok)
+        throw new Error(`syncing the Weft app with Inngest failed: ${response.status} ${await response.text()}`);
+    },
+    async close() {
+      for (const timer of resends) clearTimeout(timer);
+      resends.clear();
+    },
+  };
+}
+
+/** The SDK's own logging goes nowhere: Weft reports runs through its events and logs. */
+const quietLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+};
