@@ -88,4 +88,32 @@ describe('weft export / weft import', () => {
     expect(lastJson(fromTs.stdout)).toMatchObject({ status: 'completed', output: 'Hi Ada' });
     expect(lastJson(fromTs.stdout).output).toEqual(lastJson(fromJson.stdout).output);
   });
+
+  it('exports the inngest target as one file and the temporal target as two (-o is a folder)', async () => {
+    const file = await ws.write('greet-durable.json', greet);
+    const folder = join(ws.dir, 'greet-temporal');
+    const [inngest, printed, written] = await Promise.all([
+      ws.cli(['export', file, '--target', 'inngest']),
+      ws.cli(['export', file, '--target', 'temporal']),
+      ws.cli(['export', file, '--target', 'temporal', '-o', folder]),
+    ]);
+    expect(inngest.code).toBe(0);
+    expect(inngest.stdout).toContain('export const greet = inngest.createFunction(');
+    expect(inngest.stdout).not.toContain('sk-live-123456');
+
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^\/\/ ---- greet\.workflow\.ts\n/);
+    expect(printed.stdout).toContain('\n// ---- greet.activities.ts\n');
+    expect(printed.stdout).not.toContain('sk-live-123456');
+    expect(written.code).toBe(0);
+    const workflow = readFileSync(join(folder, 'greet.workflow.ts'), 'utf8');
+    const activities = readFileSync(join(folder, 'greet.activities.ts'), 'utf8');
+    expect(workflow).toContain('export async function greet(input: Input): Promise<any> {');
+    expect(activities).toContain('export async function httpRequest(');
+    expect(printed.stdout).toBe(`// ---- greet.workflow.ts\n${workflow}\n// ---- greet.activities.ts\n${activities}`);
+
+    const unknown = await ws.cli(['export', file, '--target', 'airflow']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('--target must be one of: weft, inngest, temporal');
+  });
 });

@@ -16,10 +16,16 @@ export class SecretNames {
 
   /** `process.env.NAME` for a literal credential, else undefined (the value is written as is). */
   header(owner: string, header: string, value: unknown): string | undefined {
+    const name = this.variable(owner, header, value);
+    return name === undefined ? undefined : `process.env.${name} ?? ''`;
+  }
+
+  /** The environment variable a literal credential is read from instead, else undefined. */
+  variable(owner: string, header: string, value: unknown): string | undefined {
     if (typeof value !== 'string' || value === '' || isExpression(value) || isTemplate(value)) return undefined;
     if (!SECRET_HEADER.test(header)) return undefined;
     const name = `${owner}_${header}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
     this.names.add(name);
-    return `process.env.${name} ?? ''`;
+    return name;
   }
 }

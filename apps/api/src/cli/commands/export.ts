@@ -1,23 +1,32 @@
 /**
- * `weft export <flow.json> --target weft [-o <file>]`: the flow as a TypeScript module (the
- * code-first API), formatted; stdout without -o. Secrets are never written: literal
- * credentials in headers become process.env reads.
+ * `weft export <flow.json> --target weft|inngest|temporal [-o <path>]`: the flow as TypeScript,
+ * formatted; stdout without -o. `weft` is the code-first API (it imports back), `inngest` a plain
+ * Inngest function, `temporal` a workflow file and an activities file. With -o a one-file target
+ * writes that file; a multi-file target treats -o as a folder and writes every file into it. On
+ * stdout a multi-file target prints each file under a `// ---- <path>` line. Secrets are never
+ * written: literal credentials in headers become process.env reads.
  */
-import { writeFile } from 'node:fs/promises';
-import { exportFlow, isExportTarget, TARGETS } from '@weft/codegen';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { exportFlowFiles, isExportTarget, TARGETS } from '@weft/codegen';
 import { validateFlow } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { readJsonFile } from '../files.ts';
 import { CliError, EXIT, stdout, UsageError } from '../output.ts';
 import { formatIssues } from './validate.ts';
 
-const usage = `Usage: weft export <flow.json> --target weft [-o <file.ts>]
+const usage = `Usage: weft export <flow.json> --target <name> [-o <file.ts | folder>]
 
 Writes the flow as TypeScript. \`weft import\` reads the weft target back.
 
+Targets:
+  weft      the code-first API (defineFlow); one file
+  inngest   a plain Inngest function (inngest v4); one file
+  temporal  a Temporal workflow and its activities; two files, so -o names a folder
+
 Options:
   --target <name>  ${Object.keys(TARGETS).join(', ')} (required)
-  -o, --out <file> write here instead of stdout
+  -o, --out <path> write here instead of stdout (a folder for temporal)
   -h, --help       show this help
 
 Exit status: 0 written, 1 the flow is invalid or unreadable.`;
@@ -43,9 +52,18 @@ export const exportCommand: Command = {
     const file = args.positionals[0]!;
     const result = validateFlow(await readJsonFile(file, 'flow file'));
     if (!result.ok) throw new CliError(`${file} is not a valid flow:\n${formatIssues(result.errors)}`);
-    const source = await exportFlow(result.flow, target);
-    if (args.values.out === undefined) stdout.write(source);
-    else await writeFile(args.values.out, source);
+    const files = await exportFlowFiles(result.flow, target);
+    const out = args.values.out;
+    if (files.length === 1) {
+      const source = files[0]!.contents;
+      if (out === undefined) stdout.write(source);
+      else await writeFile(out, source);
+    } else if (out === undefined) {
+      stdout.write(files.map((f) => `// ---- ${f.path}\n${f.contents}`).join('\n'));
+    } else {
+      await mkdir(out, { recursive: true });
+      for (const f of files) await writeFile(join(out, f.path), f.contents);
+    }
     return EXIT.ok;
   },
 };

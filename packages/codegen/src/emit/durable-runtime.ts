@@ -1,0 +1,405 @@
+/**
+ * The orchestration runtime that the Inngest and Temporal targets write into their modules, as
+ * source text: the types the flow body works with, the retry policies, the `Durable` interface
+ * each target implements, and `runParallel`/`runMap`/`runLoop`/`runLlm`/`runTool`, which follow
+ * the interpreter's handlers (steps/*.ts). Only what the flow uses is written. This is the
+ * deterministic half (it runs inside a Temporal workflow); the calls themselves are in
+ * durable-executors.ts.
+ */
+import type { DurableModule, DurableOp, RetryPolicy } from './durable-steps.ts';
+import { quote } from './expression.ts';
+import { jsonLiteral, propertyKey } from './values.ts';
+
+/** Types of the data that crosses into a call (activities file for Temporal). */
+export function callTypes(module: DurableModule, exported: boolean): string {
+  const x = exported ? 'export ' : '';
+  const parts = [
+    `/** Retries and the per-attempt timeout of a checkpointed call, from its flow step. */
+${x}interface Policy {
+  maxAttempts: number;
+  backoff: 'fixed' | 'exponential';
+  initialDelayMs: number;
+  maxDelayMs: number;
+  timeoutMs?: number;
+}`,
+  ];
+  if (module.uses.has('modelTurn') || module.toolNames.size > 0) {
+    parts.push(`${x}interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, any>;
+}`);
+  }
+  if (module.uses.has('modelTurn')) {
+    parts.push(`${x}interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** One model call: the conversation so far, the tools offered, an optional output schema. */
+${x}interface ModelTurnRequest {
+  model: string;
+  system?: string;
+  messages: any[];
+  tools: ToolSpec[];
+  schema?: Record<string, any>;
+}
+
+/** One model answer; \`responseMessages\` are appended to the conversation as returned. */
+${x}interface ModelTurn {
+  text: string;
+  object?: any;
+  toolCalls: { id: string; tool: string; args: any }[];
+  responseMessages: any[];
+  usage: Usage;
+  finishReason: string;
+}`);
+  }
+  if (module.uses.has('http')) {
+    parts.push(`${x}interface HttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Header name → environment variable: credentials are read where the request is made. */
+  secretHeaders?: Record<string, string>;
+  body?: any;
+}
+
+${x}interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}`);
+  }
+  return parts.join('\n\n');
+}
+
+export function policiesSource(module: DurableModule): string {
+  if (module.policies.size === 0) return '';
+  const entries = [...module.policies].map(([name, policy]) => `${propertyKey(name)}: ${policyLiteral(policy)},`);
+  return `/** Retry and timeout of each step's calls, as the flow says (llm and http steps try 3 times by default). */
+const POLICIES = {
+${entries.join('\n')}
+} satisfies Record<string, Policy>;
+type PolicyName = keyof typeof POLICIES;`;
+}
+
+export function policyLiteral(policy: RetryPolicy): string {
+  return jsonLiteral(policy);
+}
+
+const OP_SIGNATURES: Record<DurableOp, string> = {
+  modelTurn: 'modelTurn(id: string, policy: PolicyName, request: ModelTurnRequest): Promise<ModelTurn>;',
+  http: 'http(id: string, policy: PolicyName, request: HttpRequest): Promise<HttpResponse>;',
+  code: 'code(id: string, policy: PolicyName, name: CodeName, args: any, input: any, steps: Steps): Promise<any>;',
+  hostTool: 'hostTool(id: string, policy: PolicyName, name: string, args: any): Promise<any>;',
+  approval: 'approval(id: string, request: ApprovalRequest): Promise<ApprovalOutput>;',
+  sleep: 'sleep(id: string, ms: number): Promise<{ until: string }>;',
+  spawn: 'spawn(id: string, flow: string, input: any): Promise<any>;',
+};
+
+/** Types the flow body works with, and the `Durable` interface the target implements. */
+export function flowTypes(module: DurableModule): string {
+  const parts = [
+    `/** Each step's output, by step id, as the flow's expressions read it: \`steps.<id>.output\`. */
+type Steps = Record<string, { output: any }>;`,
+  ];
+  if (module.uses.has('code')) {
+    parts.push(`type CodeName = ${[...module.codeFunctions.keys()].map(quote).join(' | ')};`);
+  }
+  if (module.uses.has('modelTurn')) {
+    parts.push(`interface LlmConfig {
+  model: string;
+  system?: string;
+  /** Earlier messages, e.g. another llm step's \`output.messages\`. */
+  messages?: unknown;
+  prompt?: string;
+  tools?: string[];
+  maxSteps?: number;
+  schema?: Record<string, any>;
+}
+
+/** An llm step's output, as in Weft: the whole conversation, every tool call and the summed usage. */
+interface LlmOutput {
+  text: string;
+  object?: any;
+  messages: any[];
+  toolCalls: { id: string; tool: string; args: any; result: any }[];
+  usage: Usage;
+  finishReason: string;
+}`);
+  }
+  if (module.uses.has('approval')) {
+    parts.push(`interface ApprovalRequest {
+  prompt: string;
+  timeout?: string;
+  timeoutMs?: number;
+  onTimeout: 'reject' | 'approve' | 'fail';
+}
+
+interface ApprovalOutput {
+  approved: boolean;
+  by: string | null;
+  comment: string | null;
+  at: string;
+}`);
+  }
+  const ops = (['modelTurn', 'http', 'code', 'hostTool', 'approval', 'sleep', 'spawn'] as const).filter((op) =>
+    module.uses.has(op),
+  );
+  parts.push(`/** Everything the flow does that must be durable. Ids are the step paths Weft uses. */
+interface Durable {
+${ops.map((op) => OP_SIGNATURES[op]).join('\n')}
+}`);
+  return parts.join('\n\n');
+}
+
+/** `runParallel`/`runMap`/`runLoop`/`runLlm`/`runTool`, as far as the body uses them. */
+export function orchestration(module: DurableModule, body: string): string {
+  const parts: string[] = [];
+  const uses = (name: string) => body.includes(`${name}(`);
+  const settle = uses('runParallel') || uses('runMap') || (module.uses.has('modelTurn') && toolUse(module));
+  if (settle) {
+    parts.push(`/** Like Promise.all, but every promise settles before the first failure is thrown (as in Weft). */
+async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+}`);
+  }
+  if (uses('runParallel')) {
+    parts.push(`/** parallel: each branch in its own copy of the scope; afterwards every branch's outputs are visible. */
+async function runParallel(
+  steps: Steps,
+  id: string,
+  branches: Record<string, (steps: Steps, at: string) => Promise<any>>,
+): Promise<Record<string, any>> {
+  const names = Object.keys(branches);
+  const scopes = names.map((): Steps => ({ ...steps }));
+  const outputs = await settleAll(names.map((name, i) => branches[name]!(scopes[i]!, \`\${id}.\${name}/\`)));
+  for (const scope of scopes) Object.assign(steps, scope);
+  return Object.fromEntries(names.map((name, i) => [name, outputs[i]]));
+}`);
+  }
+  if (uses('runMap')) {
+    parts.push(`/** map: runs the steps once per item, \`concurrency\` at a time, each in its own scope. Output: each iteration's last output. */
+async function runMap(
+  steps: Steps,
+  id: string,
+  items: unknown,
+  concurrency: number,
+  body: (steps: Steps, at: string, item: any, index: number) => Promise<any>,
+): Promise<any[]> {
+  if (!Array.isArray(items)) throw failure(\`map items must be an array, got \${items === null ? 'null' : typeof items}\`);
+  if (items.length > 10_000) throw failure(\`map over \${items.length} items exceeds 10000\`);
+  const results: any[] = new Array(items.length).fill(null);
+  let next = 0;
+  let stop = false;
+  // A fixed pool of workers taking the next index: ids depend only on the index.
+  const worker = async (): Promise<void> => {
+    while (!stop && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await body({ ...steps }, \`\${id}[\${index}]/\`, items[index], index);
+      } catch (error) {
+        stop = true;
+        throw error;
+      }
+    }
+  };
+  await settleAll(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}`);
+  }
+  if (uses('runLoop')) {
+    parts.push(`/**
+ * loop: runs the steps while \`condition\` holds, at most \`maxIterations\` times. The condition sees the
+ * previous iteration's outputs and the index of the iteration about to run. Output: the last iteration's.
+ */
+async function runLoop(
+  steps: Steps,
+  id: string,
+  maxIterations: number,
+  condition: (steps: Steps, iteration: number) => unknown,
+  body: (steps: Steps, at: string, iteration: number) => Promise<any>,
+): Promise<any> {
+  let previous = steps;
+  let output: any = null;
+  for (let iteration = 0; iteration < maxIterations; iteration++) {
+    if (!condition(previous, iteration)) break;
+    const scope: Steps = { ...steps };
+    output = await body(scope, \`\${id}[\${iteration}]/\`, iteration);
+    previous = scope;
+  }
+  return output;
+}`);
+  }
+  if (module.uses.has('modelTurn')) parts.push(llmSource(module));
+  const tools = toolsSource(module);
+  if (tools !== '') parts.push(tools);
+  return parts.join('\n\n');
+}
+
+function llmSource(module: DurableModule): string {
+  const messages = `const messages: any[] = [];
+  if (config.messages !== undefined) {
+    const earlier = config.messages;
+    if (!Array.isArray(earlier) || !earlier.every((m) => typeof m === 'object' && m !== null && !Array.isArray(m))) {
+      throw failure('messages must evaluate to an array of message objects');
+    }
+    messages.push(...earlier);
+  }
+  if (config.prompt !== undefined) messages.push({ role: 'user', content: config.prompt });`;
+  if (!toolUse(module)) {
+    return `/** llm: one model call (\`<id>/llm#1\`), checkpointed. Its output carries the whole conversation. */
+async function runLlm(durable: Durable, id: string, policy: PolicyName, config: LlmConfig): Promise<LlmOutput> {
+  ${messages}
+  const request: ModelTurnRequest = { model: config.model, messages: [...messages], tools: [] };
+  if (config.system !== undefined) request.system = config.system;
+  if (config.schema !== undefined) request.schema = config.schema;
+  const turn = await durable.modelTurn(\`\${id}/llm#1\`, policy, request);
+  const output: LlmOutput = {
+    text: turn.text,
+    messages: [...messages, ...turn.responseMessages],
+    toolCalls: [],
+    usage: turn.usage,
+    finishReason: turn.finishReason,
+  };
+  if (turn.object !== undefined) output.object = turn.object;
+  return output;
+}`;
+  }
+  return `/**
+ * llm: one model call, or an agent loop when \`maxSteps\` > 1. Each model call (\`<id>/llm#<turn>\`) and
+ * each tool call (\`<id>/tool#<turn>.<n>\`) is its own checkpoint; a failing tool answers the model
+ * with its error instead of failing the step.
+ */
+async function runLlm(
+  durable: Durable,
+  id: string,
+  policy: PolicyName,
+  config: LlmConfig,
+  /** Given when the step offers tools: an http tool may read the run input. */
+  input?: Input,
+): Promise<LlmOutput> {
+  ${messages}
+  const tools = (config.tools ?? []).map(toolSpec);
+  const toolCalls: LlmOutput['toolCalls'] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let last: ModelTurn | undefined;
+  for (let turn = 1; turn <= (config.maxSteps ?? 1); turn++) {
+    const request: ModelTurnRequest = { model: config.model, messages: [...messages], tools };
+    if (config.system !== undefined) request.system = config.system;
+    if (config.schema !== undefined) request.schema = config.schema;
+    last = await durable.modelTurn(\`\${id}/llm#\${turn}\`, policy, request);
+    messages.push(...last.responseMessages);
+    usage.inputTokens += last.usage.inputTokens;
+    usage.outputTokens += last.usage.outputTokens;
+    usage.totalTokens += last.usage.totalTokens;
+    if (last.toolCalls.length === 0) {
+      // The SDK answers a malformed tool call itself with an error result: let the model retry.
+      if (last.responseMessages.at(-1)?.role === 'tool') continue;
+      break;
+    }
+    const calls = last.toolCalls;
+    const results = await settleAll(
+      calls.map(async (call, index) => {
+        const base = { type: 'tool-result', toolCallId: call.id, toolName: call.tool };
+        try {
+          const value = await runTool(durable, \`\${id}/tool#\${turn}.\${index}\`, policy, call.tool, call.args, input as Input);
+          return { value, part: { ...base, output: { type: 'json', value } } };
+        } catch (error) {
+          const message = errorMessage(error);
+          return { value: { error: message }, part: { ...base, output: { type: 'error-text', value: message } } };
+        }
+      }),
+    );
+    calls.forEach((call, index) => toolCalls.push({ ...call, result: results[index]!.value }));
+    messages.push({ role: 'tool', content: results.map((result) => result.part) });
+  }
+  const output: LlmOutput = {
+    text: last?.text ?? '',
+    messages,
+    toolCalls,
+    usage,
+    finishReason: last?.finishReason ?? 'stop',
+  };
+  if (last?.object !== undefined) output.object = last.object;
+  return output;
+}`;
+}
+
+/** Does the flow call tools (from an llm step or a tool step)? */
+function toolUse(module: DurableModule): boolean {
+  return module.toolNames.size > 0;
+}
+
+function toolsSource(module: DurableModule): string {
+  if (!toolUse(module)) return '';
+  const tools = module.flow.tools ?? {};
+  const own = Object.entries(tools).filter(([name]) => module.toolNames.has(name));
+  const specs = own.map(
+    ([name, tool]) =>
+      `${propertyKey(name)}: { name: ${quote(name)}, description: ${quote(tool.description)}, parameters: ${jsonLiteral(tool.parameters ?? {})} },`,
+  );
+  const cases = own.map(([name, tool]) => {
+    let call: string;
+    if (tool.source !== undefined) {
+      call = `durable.code(id, policy, ${quote(module.toolFunction(name))}, args, null, {})`;
+    } else if (tool.http !== undefined) {
+      const { needs } = module;
+      const fields = [`method: ${quote(tool.http.method ?? 'GET')}`, `url: ${needs.text(tool.http.url)}`];
+      const headers: string[] = [];
+      const secret: string[] = [];
+      for (const [header, value] of Object.entries(tool.http.headers ?? {})) {
+        const variable = module.secrets.variable(name, header, value);
+        if (variable === undefined) headers.push(`${propertyKey(header)}: ${needs.text(value)}`);
+        else secret.push(`${propertyKey(header)}: ${quote(variable)}`);
+      }
+      fields.push(`headers: {${headers.length === 0 ? '' : ` ${headers.join(', ')} `}}`);
+      if (secret.length > 0) fields.push(`secretHeaders: { ${secret.join(', ')} }`);
+      if (tool.http.body !== undefined) fields.push(`body: ${needs.value(tool.http.body)}`);
+      call = `durable.http(id, policy, { ${fields.join(', ')} })`;
+    } else {
+      call = `durable.spawn(id, ${quote(module.toolFlow(name))}, args)`;
+    }
+    return `case ${quote(name)}:\nreturn ${call};`;
+  });
+  const fallback = module.uses.has('hostTool')
+    ? '// A tool the host application registered in Weft: implement it in hostTool().\nreturn durable.hostTool(id, policy, name, args);'
+    : // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted TypeScript's own template literal.
+      "throw failure(`unknown tool '${name}'`);";
+  const hostSpec = module.uses.has('hostTool')
+    ? // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted TypeScript's own template literal.
+      "\n  // A host tool: describe it here so the model knows how to call it.\n  return { name, description: `the host tool '${name}'`, parameters: { type: 'object' } };"
+    : // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted TypeScript's own template literal.
+      "\n  throw failure(`unknown tool '${name}'`);";
+  return `/** The flow's own tools, as the model sees them. */
+const TOOL_SPECS: Record<string, ToolSpec> = {
+${specs.join('\n')}
+};
+
+function toolSpec(name: string): ToolSpec {
+  const spec = TOOL_SPECS[name];
+  if (spec !== undefined) return spec;${hostSpec}
+}
+
+/** Calls tool \`name\`: a code tool runs as code, an http tool as a request, a flow tool as a child run. */
+async function runTool(durable: Durable, id: string, policy: PolicyName, name: string, args: any, input: Input): Promise<any> {
+  switch (name) {
+${cases.join('\n')}
+default:
+${fallback}
+  }
+}`;
+}
+
+export const ERROR_MESSAGE_SOURCE = `function errorMessage(error: unknown): string {
+  // Temporal and Inngest wrap a failed call's error: the innermost message is the one that says why.
+  let current: any = error;
+  while (current?.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}`;
