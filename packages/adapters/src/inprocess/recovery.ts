@@ -34,7 +34,9 @@ export async function canProceed(store: RunStore, runId: string, waiting: readon
 export async function recoverableRuns(store: RunStore): Promise<string[]> {
   const now = Date.now();
   const ids = new Set<string>();
-  for (const run of await store.listRuns({ status: ['running'] })) {
+  // Runs on Temporal or Inngest share the store; their engine, not this process, resumes them.
+  const mine = { backend: 'inprocess' } as const;
+  for (const run of await store.listRuns({ ...mine, status: ['running'] })) {
     if (!abandoned(run, now)) continue;
     if (run.parentRunId) {
       // A running parent resumes its children itself (it executes them inline); a waiting one
@@ -45,9 +47,10 @@ export async function recoverableRuns(store: RunStore): Promise<string[]> {
     ids.add(run.id);
   }
   for (const approval of await store.listApprovals({ status: 'pending' })) {
-    if (approval.deadline !== null && approval.deadline <= now) ids.add(approval.runId);
+    if (approval.deadline === null || approval.deadline > now) continue;
+    if ((await store.getRun(approval.runId))?.backend === 'inprocess') ids.add(approval.runId);
   }
-  for (const run of await store.listRuns({ status: ['waiting'] })) {
+  for (const run of await store.listRuns({ ...mine, status: ['waiting'] })) {
     if (await missedWakeUp(store, run)) ids.add(run.id);
   }
   return [...ids];

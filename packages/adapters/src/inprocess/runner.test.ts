@@ -371,6 +371,36 @@ describe('recovery', () => {
       output: { approved: true, by: 'x' },
     });
   });
+
+  it.each(['temporal', 'inngest'])('recover() leaves a %s run in the shared store to its engine', async (engine) => {
+    const store = await own.open();
+    const executed: string[] = [];
+    const flow = flowOf('elsewhere', [{ id: 'effect', type: 'tool', tool: 'effect' }]);
+    for (const status of ['running', 'waiting'] as const) {
+      const id = runId(`${engine}-${status}`);
+      await store.createRun({
+        id,
+        flowId: flow.id,
+        flowVersion: 1,
+        flow: flow as never,
+        input: {},
+        backend: engine,
+        status,
+      });
+      await store.requestApproval({
+        runId: id,
+        stepId: 'gate',
+        prompt: 'due',
+        deadline: Date.now() - 1,
+        now: Date.now() - 2,
+      });
+    }
+    const next = createRunner(store, { tools: { effect: tool(() => executed.push('effect')) } });
+    const outcomes = await next.recover();
+    await next.close();
+    expect(outcomes.filter((outcome) => outcome.runId.startsWith(engine))).toEqual([]);
+    expect(executed).toEqual([]);
+  });
 });
 
 describe('determinism', () => {
