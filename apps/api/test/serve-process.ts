@@ -26,6 +26,8 @@ export interface ServeOptions {
   /** WEFT_DATA; a new temp folder when left out (removed by shutdown). */
   dataDir?: string;
   env?: Record<string, string>;
+  /** A fixed port (a restarted server comes back where it was); 0 or absent: any free port. */
+  port?: number;
 }
 
 export async function serve(name: string, options: ServeOptions = {}): Promise<Server> {
@@ -43,7 +45,7 @@ export async function serve(name: string, options: ServeOptions = {}): Promise<S
     NO_COLOR: '1',
     ...options.env,
   });
-  const child = spawn(process.execPath, [MAIN, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [MAIN, 'serve', '--port', String(options.port ?? 0)], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

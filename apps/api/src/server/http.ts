@@ -25,6 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest';
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
@@ -120,6 +121,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
       return;
     }
+    if (path === INNGEST_SERVE_PATH) {
+      // Inngest calls the function here. No bearer token (Inngest cannot send one): a real
+      // Inngest server signs its requests and the SDK checks them with INNGEST_SIGNING_KEY.
+      const handler = (services.backends.get('inngest') as InngestBackend | undefined)?.handler;
+      if (handler) handler(req, res);
+      else
+        sendError(res, 404, 'NOT_FOUND', 'the Inngest backend is not configured (set INNGEST_DEV or INNGEST_BASE_URL)');
+      return;
+    }
     if (path === '/health') {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
@@ -206,6 +216,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (isLoopback(web.hostname)) allowedHosts.add(web.host.toLowerCase());
     }
   }
+
+  // Tell the Inngest server where this process serves the function.
+  const inngest = services.backends.get('inngest') as InngestBackend | undefined;
+  if (inngest?.handler)
+    await inngest
+      .register(url.replace('://0.0.0.0:', '://127.0.0.1:'))
+      .catch((error: unknown) => log.error({ err: error }, 'syncing with the Inngest server failed'));
 
   let closing: Promise<void> | undefined;
   return {

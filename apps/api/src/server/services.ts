@@ -6,11 +6,13 @@
 
 import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
 import { createExecutorRegistry, type HostTool } from '@weft/adapters/executors';
+import { type InngestBackend, openInngestBackend } from '@weft/adapters/inngest';
 import { InProcessRunner } from '@weft/adapters/inprocess';
 import { openStore, type RunRecord, type RunStore } from '@weft/adapters/store';
 import { openTemporalBackend } from '@weft/adapters/temporal';
 import type { RunEvent } from '@weft/engine';
 import type { Logger } from 'pino';
+import { backendSettings } from '../backends.ts';
 import { type BusTransport, EventBus, LocalTransport } from './events/bus.ts';
 import { PgTransport } from './events/pg-transport.ts';
 import { storeFlowSource } from './flow-source.ts';
@@ -34,16 +36,25 @@ export interface ApiServices {
   env: Record<string, string | undefined>;
   /** Host-registered tools (their code runs in this process). */
   tools: Record<string, HostTool>;
-  /** The durable engines besides in-process this server can run on (Temporal when TEMPORAL_ADDRESS is set). */
+  /** The durable engines besides in-process this server can run on (see ../backends.ts for their settings). */
   backends: Map<ExternalBackendName, ExternalBackend>;
   close(): Promise<void>;
 }
+
+/** How often decisions Inngest has not taken are sent again (see InngestBackend.redeliverDecisions). */
+const REDELIVER_EVERY_MS = 2_000;
 
 /**
  * External engines (Temporal, Inngest) write events and approval records straight to the store,
  * past the runner: every 100 ms the events of their active runs are read and published on the bus.
  */
-function pollExternalRuns(backends: string[], store: RunStore, bus: EventBus, log: Logger): () => Promise<void> {
+function pollExternalRuns(
+  backends: string[],
+  inngest: InngestBackend | undefined,
+  store: RunStore,
+  bus: EventBus,
+  log: Logger,
+): () => Promise<void> {
   const after = new Map<string, number>();
   let stopped = false;
   const tick = async () => {
@@ -61,9 +72,16 @@ function pollExternalRuns(backends: string[], store: RunStore, bus: EventBus, lo
       else if (!after.has(id)) after.set(id, 0);
     }
   };
+  let lastRedelivery = 0;
   const loop = (async () => {
     while (!stopped) {
       await tick().catch((error: unknown) => log.warn({ err: error }, 'polling external runs failed'));
+      if (inngest && Date.now() - lastRedelivery >= REDELIVER_EVERY_MS) {
+        lastRedelivery = Date.now();
+        await inngest
+          .redeliverDecisions()
+          .catch((error: unknown) => log.warn({ err: error }, 'redelivering decisions to Inngest failed'));
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -102,17 +120,29 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
   }
   const backends = new Map<ExternalBackendName, ExternalBackend>();
   let stopPolling: (() => Promise<void>) | undefined;
+  const settings = backendSettings(env);
   try {
-    if (env.TEMPORAL_ADDRESS) {
+    if (settings.temporal) {
       const temporal = await openTemporalBackend({
-        address: env.TEMPORAL_ADDRESS,
-        ...(env.TEMPORAL_NAMESPACE ? { namespace: env.TEMPORAL_NAMESPACE } : {}),
-        ...(env.TEMPORAL_UI_URL ? { uiUrl: env.TEMPORAL_UI_URL } : {}),
+        ...settings.temporal,
         store,
         worker: { executors: createExecutorRegistry({ tools, env }), flows: storeFlowSource(store) },
       });
       backends.set('temporal', temporal);
-      log.info({ address: env.TEMPORAL_ADDRESS, taskQueue: temporal.worker?.taskQueue }, 'temporal worker started');
+      log.info(
+        { address: settings.temporal.address, taskQueue: temporal.worker?.taskQueue },
+        'temporal worker started',
+      );
+    }
+    if (settings.inngest) {
+      // Served at /api/inngest by the HTTP server, which syncs the app once it listens.
+      const inngest = openInngestBackend({
+        ...settings.inngest,
+        store,
+        serve: { store, executors: createExecutorRegistry({ tools, env }), flows: storeFlowSource(store), tools },
+      });
+      backends.set('inngest', inngest);
+      log.info({ baseUrl: settings.inngest.baseUrl, dev: settings.inngest.isDev }, 'inngest function served');
     }
   } catch (error) {
     for (const backend of backends.values()) await backend.close();
@@ -121,7 +151,14 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     await store.close().catch(() => undefined);
     throw error;
   }
-  if (backends.size > 0) stopPolling = pollExternalRuns([...backends.keys()], store, bus, log);
+  if (backends.size > 0)
+    stopPolling = pollExternalRuns(
+      [...backends.keys()],
+      backends.get('inngest') as InngestBackend | undefined,
+      store,
+      bus,
+      log,
+    );
   return {
     store,
     runner,

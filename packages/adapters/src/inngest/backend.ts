@@ -3,9 +3,11 @@
  * INNGEST_DEV, or Inngest Cloud / a self-hosted server with event and signing keys), the
  * generic function, and the Node request handler that serves it at /api/inngest.
  *
- * A decision is recorded in Weft's store first and then sent as an event; Inngest matches an
- * event only against a wait that already exists, so a decision that raced the wait is sent
- * again until the run records it (the function also checks the store before it waits).
+ * A decision is recorded in Weft's store first and then sent as an event. Inngest matches an
+ * event only against a wait that already exists, and the wait is registered only once the
+ * function's response reaches Inngest (a request lost with a killed server is retried much
+ * later), so `redeliverDecisions` sends every recorded decision the run has not taken again;
+ * the API calls it periodically, and the function also checks the store before it waits.
  */
 import type { RequestListener } from 'node:http';
 import { Inngest, type InngestFunction } from 'inngest';
@@ -24,9 +26,8 @@ import {
 
 /** Where the API serves the function. */
 export const INNGEST_SERVE_PATH = '/api/inngest';
-/** How often, and how many times, a decision the run has not taken yet is sent again. */
-const DECISION_RESEND_MS = 1_000;
-const DECISION_RESENDS = 30;
+/** A recorded decision the run has not taken this long after it was made is sent again. */
+const DECISION_RESEND_AFTER_MS = 2_000;
 
 export interface InngestBackendOptions {
   /** The Inngest server: the dev server's URL (e.g. http://127.0.0.1:8288); absent means Inngest Cloud. */
@@ -47,6 +48,8 @@ export interface InngestBackend extends ExternalBackend {
   readonly handler: RequestListener | undefined;
   /** Tells the Inngest server where this process serves the function (an app sync). */
   register(origin: string): Promise<void>;
+  /** Sends again each decision recorded in the store that its run has not taken yet. */
+  redeliverDecisions(): Promise<void>;
 }
 
 export function openInngestBackend(options: InngestBackendOptions): InngestBackend {
@@ -73,27 +76,7 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
       ...(options.serve.origin ? { serveOrigin: options.serve.origin } : {}),
     });
   }
-  const resends = new Set<ReturnType<typeof setTimeout>>();
-
   const sendDecision = (data: DecisionEventData) => client.send({ name: DECISION_EVENT, data });
-
-  /** Sends the decision again while the run has not recorded it (it raced the wait). */
-  const watchDecision = (data: DecisionEventData, left: number) => {
-    const timer = setTimeout(async () => {
-      resends.delete(timer);
-      try {
-        const run = await store.getRun(data.runId);
-        if (!run || (run.status !== 'running' && run.status !== 'waiting')) return;
-        const events = await store.readEvents(data.runId);
-        if (events.some((event) => event.type === 'approval.resolved' && event.stepId === data.stepId)) return;
-        await sendDecision(data);
-      } catch {
-        // The server may be restarting; the next round tries again.
-      }
-      if (left > 1) watchDecision(data, left - 1);
-    }, DECISION_RESEND_MS);
-    resends.add(timer);
-  };
 
   return {
     name: 'inngest',
@@ -118,7 +101,29 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
     async decide(runId, decision) {
       const data: DecisionEventData = { runId, ...decision, at: new Date().toISOString() };
       await sendDecision(data);
-      watchDecision(data, DECISION_RESENDS);
+    },
+    async redeliverDecisions() {
+      const now = Date.now();
+      for (const run of await store.listRuns({ backend: 'inngest', status: ['running', 'waiting'], limit: 1000 })) {
+        const decided = (await store.listApprovals({ runId: run.id })).filter(
+          (approval) =>
+            (approval.status === 'approved' || approval.status === 'rejected') &&
+            now - (approval.decidedAt ?? now) >= DECISION_RESEND_AFTER_MS,
+        );
+        if (decided.length === 0) continue;
+        const events = await store.readEvents(run.id);
+        for (const approval of decided) {
+          if (events.some((event) => event.type === 'approval.resolved' && event.stepId === approval.stepId)) continue;
+          await sendDecision({
+            runId: run.id,
+            stepId: approval.stepId,
+            approved: approval.status === 'approved',
+            by: approval.decidedBy,
+            comment: approval.comment,
+            at: new Date(approval.decidedAt ?? now).toISOString(),
+          });
+        }
+      }
     },
     async cancel(runId) {
       // The run and its children: each is its own Inngest run.
@@ -145,10 +150,7 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
       if (!response.ok)
         throw new Error(`syncing the Weft app with Inngest failed: ${response.status} ${await response.text()}`);
     },
-    async close() {
-      for (const timer of resends) clearTimeout(timer);
-      resends.clear();
-    },
+    async close() {},
   };
 }
 

@@ -1,16 +1,6 @@
 /** What crosses between the Temporal client, the workflow and the activities: plain JSON only. */
 
-import type {
-  CallPolicy,
-  ErrorInfo,
-  Fixtures,
-  Flow,
-  FlowRef,
-  Json,
-  RunEventInput,
-  StepCall,
-  ToolSpec,
-} from '@weft/engine';
+import type { CallPolicy, Fixtures, Flow, Json, RunEventInput, StepCall, ToolSpec } from '@weft/engine';
 import type { ChildPlan, ChildRequest, RunEnd } from '../backends/run-rows.ts';
 
 export const WORKFLOW_TYPE = 'weftFlow';

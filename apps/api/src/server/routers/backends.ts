@@ -3,12 +3,13 @@
  * configured. Names the setting a missing one needs; never an address or a key.
  */
 import { z } from 'zod';
+import { BACKEND_SETTING } from '../../backends.ts';
 import { procedure, router } from '../trpc.ts';
 
 const KNOWN = [
   { id: 'inprocess', label: 'In-process', setting: null },
-  { id: 'temporal', label: 'Temporal', setting: 'TEMPORAL_ADDRESS' },
-  { id: 'inngest', label: 'Inngest', setting: 'INNGEST_DEV or INNGEST_BASE_URL' },
+  { id: 'temporal', label: 'Temporal', setting: BACKEND_SETTING.temporal },
+  { id: 'inngest', label: 'Inngest', setting: BACKEND_SETTING.inngest },
 ] as const;
 
 /** The server setting that enables a backend, for errors naming what is missing. */
