@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { ExportDialog } from '../export/ExportDialog.tsx';
 import { useEditor } from '../store/editor-hooks.ts';
 import { EditActions } from './canvas/EditActions.tsx';
 import { useSave } from './use-flow-actions.ts';
@@ -10,6 +11,7 @@ export function Toolbar() {
   const dirty = useEditor((state) => state.dirty);
   const save = useSave();
   const [saving, setSaving] = useState(false);
+  const [exporting, setExporting] = useState(false);
   return (
     <div className="toolbar">
       <a className="button ghost" href="#/" aria-label="Back to all flows">
@@ -25,6 +27,16 @@ export function Toolbar() {
         ) : null}
       </h1>
       <EditActions />
+      <button
+        type="button"
+        className="button"
+        aria-label="Export as TypeScript"
+        aria-haspopup="dialog"
+        onClick={() => setExporting(true)}
+      >
+        {'</>'} Export
+      </button>
+      {exporting ? <ExportDialog onClose={() => setExporting(false)} /> : null}
       <button
         type="button"
         className="button primary"

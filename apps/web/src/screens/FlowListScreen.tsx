@@ -1,10 +1,12 @@
 /**
- * Every saved flow: create one from a name, import an IR JSON file, and per flow open, rename
+ * Every saved flow: create one from a name, import an IR JSON file or a TypeScript flow
+ * (export/ImportCodeButton.tsx), and per flow open, rename
  * (a new version with the new name), duplicate, export (download its IR JSON) and delete.
  */
 import { type ChangeEvent, type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { navigate } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
+import { ImportCodeButton } from '../export/ImportCodeButton.tsx';
 import { slugOf, starterFlow } from '../graph/starter.ts';
 import { messageOf, trpc } from '../trpc.ts';
 
@@ -185,6 +187,7 @@ export function FlowListScreen() {
           aria-label="Flow file to import"
           onChange={importFile}
         />
+        <ImportCodeButton />
       </div>
       {flows === null ? (
         <p className="muted">Loading…</p>

@@ -4,9 +4,18 @@
  * IR's `==`/`!=` against a non-null literal as `===`/`!==` (identical in the IR, and what keeps
  * JavaScript from coercing), so those come back as `===`/`!==`. Nothing else changes: step
  * ids, names, order, configs, literals, templates' text, code sources and tools are exact.
+ *
+ * In a value position (a transform's `value`, `args`, a spawn's `input`, http `headers`/`body`,
+ * the flow's `output`) an expression that is an array, object or literal is the same value as
+ * that structure with its parts as expressions: `"=[1, input.x]"` means `[1, "=input.x"]`. TS
+ * export prints both as `[1, input.x]`, which imports as the structure, so both sides are
+ * compared unfolded.
  */
 import { compileExpression, compileTemplate, type ExprNode, type Flow, isExpression, isTemplate } from '@weft/engine';
 import { printExpression } from '../emit/expression.ts';
+
+/** Fields that hold a value (evaluated structurally), not one expression or template. */
+const VALUE_FIELDS = new Set(['value', 'args', 'input', 'headers', 'body']);
 
 /** Fields whose strings are not expressions or templates. */
 const VERBATIM = new Set([
@@ -33,7 +42,7 @@ export function canonicalFlow(flow: Flow): Omit<Flow, 'ui'> {
   return {
     ...rest,
     steps: flow.steps.map(canonicalStep) as Flow['steps'],
-    ...(flow.output === undefined ? {} : { output: canonicalValue(flow.output) }),
+    ...(flow.output === undefined ? {} : { output: canonicalValue(unfold(flow.output)) }),
   };
 }
 
@@ -54,9 +63,34 @@ function canonicalStep(step: Record<string, unknown> | Flow['steps'][number]): u
           list.map((s) => canonicalStep(s as Record<string, unknown>)),
         ]),
       );
+    else if (VALUE_FIELDS.has(key)) out[key] = canonicalValue(unfold(value));
     else out[key] = canonicalValue(value);
   }
   return out;
+}
+
+/** A value with every array/object/literal expression in it spelled as structure. */
+export function unfold(value: unknown): unknown {
+  if (typeof value === 'string')
+    return isExpression(value) ? unfoldNode(compileExpression(value).ast, value.slice(1)) : value;
+  if (Array.isArray(value)) return value.map(unfold);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, unfold(v)]));
+  return value;
+}
+
+function unfoldNode(node: ExprNode, source: string): unknown {
+  switch (node.type) {
+    case 'Array':
+      return node.elements.map((element) => unfoldNode(element, source));
+    case 'Object':
+      return Object.fromEntries(node.properties.map((p) => [p.key, unfoldNode(p.value, source)]));
+    case 'Literal':
+      // A string that reads as an expression or template stays an expression.
+      if (typeof node.value !== 'string' || (!isExpression(node.value) && !isTemplate(node.value))) return node.value;
+      break;
+  }
+  return `=${source.slice(node.start, node.end)}`;
 }
 
 export function canonicalValue(value: unknown): unknown {

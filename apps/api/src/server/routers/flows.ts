@@ -4,11 +4,24 @@
  * stored flows, so spawn targets and spawn cycles are checked too. An invalid document is a
  * BAD_REQUEST whose `data.flowErrors` lists the engine's problems, each pinned to a step id and
  * a JSON path (see FlowValidationError and trpc.ts's errorFormatter).
+ *
+ * Code: `exportCode` writes a flow as TypeScript on the server (@weft/codegen: the TypeScript
+ * compiler and prettier stay out of the browser) — a stored version, or with `exportDocCode`
+ * the editor's unsaved document — and `importCode` reads a `.ts` file in the weft shape back as a new flow.
  */
 
 import { TRPCError } from '@trpc/server';
 import type { FlowVersionRecord, RunStore } from '@weft/adapters/store';
-import type { Json, ValidationIssue } from '@weft/engine';
+import {
+  type ExportFile,
+  type ExportTargetName,
+  exportFlowFiles,
+  type ImportIssue,
+  importFlow,
+  isExportTarget,
+  TARGETS,
+} from '@weft/codegen';
+import type { Flow, Json, ValidationIssue } from '@weft/engine';
 import { validateFlow } from '@weft/engine';
 import { z } from 'zod';
 import { storeFlowSource } from '../flow-source.ts';
@@ -23,6 +36,34 @@ const flowDoc = z.record(z.string(), z.unknown());
 const MAX_IMPORT_CHARS = 5_000_000;
 
 type FlowDoc = Json & { id: string; name: string };
+
+const exportTarget = z
+  .string()
+  .refine(isExportTarget, { message: `must be one of: ${Object.keys(TARGETS).join(', ')}` });
+
+/** Every file of `doc`'s export for `target`, once the document is valid. */
+async function exportCodeFiles(store: RunStore, doc: unknown, target: string): Promise<ExportFile[]> {
+  const flow = (await requireValid(store, doc)) as unknown as Flow;
+  return exportFlowFiles(flow, target as ExportTargetName);
+}
+
+/** `<id>-2`, `<id>-3`, …: the first id no flow has, a slug of at most 64 characters. */
+async function freeFlowId(store: RunStore, id: string): Promise<string> {
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = `${id.slice(0, 64 - suffix.length)}${suffix}`;
+    if ((await store.flows.get(candidate)) === undefined) return candidate;
+  }
+}
+
+/** Every import problem as `line:column message`, one a line, after what failed. */
+function describeImportIssues(fileName: string, issues: readonly ImportIssue[]): string {
+  const count = `${issues.length} problem${issues.length === 1 ? '' : 's'}`;
+  return [
+    `${fileName} cannot be imported (${count}):`,
+    ...issues.map((i) => `${i.line}:${i.column} ${i.message}`),
+  ].join('\n');
+}
 
 /**
  * The `cause` of a BAD_REQUEST for an invalid flow. trpc.ts's errorFormatter copies `flowErrors`
@@ -180,6 +221,60 @@ export const flowsRouter = router({
     const created = (await store.flows.get(doc.id)) === undefined;
     return { created, flow: await store.flows.save(doc) };
   }),
+
+  /**
+   * A stored version (the latest when none is given) as TypeScript for `target` (weft, inngest,
+   * temporal): every file, main module first. Literal credentials become `process.env` reads:
+   * no secret is written.
+   */
+  exportCode: procedure
+    .input(z.object({ id: flowId, version: version.optional(), target: exportTarget }))
+    .query(async ({ ctx, input }) => {
+      const record = await requireFlow(ctx.services.store, input.id, input.version);
+      return { files: await exportCodeFiles(ctx.services.store, record.doc, input.target) };
+    }),
+
+  /**
+   * `exportCode` of a document as the editor has it, saved or not (nothing is stored). A
+   * mutation only so that the document travels in the request body: a query's input is in the URL.
+   */
+  exportDocCode: procedure.input(z.object({ doc: flowDoc, target: exportTarget })).mutation(async ({ ctx, input }) => ({
+    files: await exportCodeFiles(ctx.services.store, input.doc, input.target),
+  })),
+
+  /**
+   * A `.ts` file in the weft export shape as a NEW flow (version 1). When its id is taken the
+   * flow gets the first free `<id>-2`, `<id>-3`, … and `renamedFrom` says so. A file that does
+   * not import is a BAD_REQUEST listing every problem as `line:column message`; nothing is created.
+   */
+  importCode: procedure
+    .input(
+      z.object({
+        source: z.string().max(MAX_IMPORT_CHARS),
+        fileName: z
+          .string()
+          .regex(/^[^/\\]{1,200}\.m?ts$/, 'must be a file name ending in .ts')
+          .default('flow.ts'),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { store } = ctx.services;
+      const flows = await storeFlowSource(store).documents();
+      const result = importFlow(input.source, input.fileName, { flows });
+      if (!result.ok) {
+        throw new TRPCError({ code: 'BAD_REQUEST', message: describeImportIssues(input.fileName, result.errors) });
+      }
+      const { version: _version, ...imported } = result.flow as unknown as Record<string, Json>;
+      const wanted = result.flow.id;
+      // A concurrent create can take the free id first: then the next free one.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const id = (await store.flows.get(wanted)) === undefined ? wanted : await freeFlowId(store, wanted);
+        const doc = await requireValid(store, { ...imported, id });
+        const created = await store.flows.create(doc);
+        if (created) return { flow: created, renamedFrom: id === wanted ? null : wanted };
+      }
+      throw new TRPCError({ code: 'CONFLICT', message: `no free id for '${wanted}': try again` });
+    }),
 
   /** The IR JSON file of a version (the latest when none is given). */
   export: procedure.input(z.object({ id: flowId, version: version.optional() })).query(async ({ ctx, input }) => {
