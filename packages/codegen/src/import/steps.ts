@@ -4,8 +4,9 @@
  * kind of value the IR holds there (`FIELDS`). Anything the IR cannot express is an error at
  * its line: control flow written in JavaScript, a dynamic id, a step call inside try/catch.
  */
-import { codeSourceFromFunctionText, STEP_TYPES, type StepType } from '@weft/engine';
+import { STEP_TYPES, type StepType } from '@weft/engine';
 import ts from 'typescript';
+import { codeSourceFromTypeScript } from '../emit/code-params.ts';
 import { type ExpressionReader, propertyName, unwrap } from './expressions.ts';
 import type { Issues } from './issues.ts';
 
@@ -327,7 +328,7 @@ export class StepReader {
     }
     if (fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken)
       return issues.at(fn, 'a code function cannot be async or a generator: the sandbox runs it synchronously');
-    const source = codeSourceFromFunctionText(fn.getText(file));
+    const source = codeSourceFromTypeScript(fn.getText(file));
     return source ?? issues.at(fn, 'a code function needs a body');
   }
 }

@@ -5,11 +5,15 @@
  *   imports from '@weft/engine' → helper names → `interface Input` (from the input schema) →
  *   one function per code step → `export default defineFlow<Input>(meta, async ({ input, step, steps }) => …)`
  *
- * Code step bodies are written verbatim (`// prettier-ignore`), two spaces in, so what runs in
- * the sandbox and what imports back is the IR source exactly.
+ * Code step bodies are written verbatim (`// prettier-ignore`), two spaces in, except that an
+ * untyped parameter gets `: any` so the module passes `tsc --strict` (emit/code-params.ts): what
+ * runs in the sandbox (Node's type stripping blanks the annotations, the engine drops the
+ * blanks) and what imports back is the IR source exactly. A source for which that would not
+ * hold, or that does not parse, is written as a string.
  */
-import { codeSourceFromFunctionText, type Flow, type FlowTool, indentCodeSource } from '@weft/engine';
+import { type Flow, type FlowTool, indentCodeSource } from '@weft/engine';
 import ts from 'typescript';
+import { annotateParameters, codeSourceFromTypeScript } from '../emit/code-params.ts';
 import { isBareHelper } from '../emit/expression.ts';
 import { typeDeclaration } from '../emit/json-schema.ts';
 import { SecretNames } from '../emit/secrets.ts';
@@ -30,11 +34,18 @@ export const weftTarget: ExportTarget = {
       secrets,
       codeFunction(stepId, source) {
         const name = `${stepId}Code`;
-        const text = `function ${name}(${CODE_FUNCTION_PARAMS}) {${indentCodeSource(source)}}`;
+        const annotated = annotateParameters(source, { bareArrow: ' : any)' });
+        const text = `function ${name}(${CODE_FUNCTION_PARAMS}) {${indentCodeSource(annotated)}}`;
         // A source that is not a clean function body (a syntax error, say) stays a string.
         if (!isCleanFunction(text, source)) return jsonLiteral(source);
         codeFunctions.push(
-          `// The body of code step '${stepId}'. It runs in the sandbox, which passes args, input and steps only.\n// prettier-ignore\n${text}`,
+          [
+            `// The body of code step '${stepId}'. It runs in the sandbox, which passes args, input and steps only.`,
+            ...(annotated === source
+              ? []
+              : ['// Its untyped parameters get `: any` for tsc --strict; the sandbox and `weft import` drop them.']),
+            `// prettier-ignore\n${text}`,
+          ].join('\n'),
         );
         return name;
       },
@@ -98,6 +109,6 @@ function isCleanFunction(text: string, source: string): boolean {
     diagnostics.length === 0 &&
     file.statements.length === 1 &&
     ts.isFunctionDeclaration(file.statements[0]!) &&
-    codeSourceFromFunctionText(text) === source
+    codeSourceFromTypeScript(text) === source
   );
 }

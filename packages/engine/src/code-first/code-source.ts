@@ -8,12 +8,26 @@
  * The emitter indents every non-empty line of the source by two spaces inside
  * `function name(args, input, steps) {\n…\n}`; reading strips one leading and one trailing
  * line break and two spaces from each line that has them, so the round trip is exact.
+ *
+ * TS export writes the function as `function name(args: any, input: any, steps: any)` and, so
+ * the module passes `tsc --strict`, gives every untyped parameter in the body `: any` too
+ * (`(x, i) =>` → `(x: any, i: any) =>`, a bare `x =>` → `(x : any) =>`). Sources are
+ * JavaScript, so those annotations are all the exporter's. Node's type stripping replaces each
+ * with as many spaces (`(x     , i     ) =>`, `(x      ) =>`), and that is the text
+ * `fn.toString()` returns at run time; the importer blanks them the same way before calling
+ * `codeSourceFromFunctionText`. When the header is the exporter's, type-stripped
+ * (`args     , input     , steps     `), those spaces are removed again, exactly where the
+ * exporter put them; the exporter checks that this gives back its source and otherwise writes
+ * the source as a string. A hand-written function (any other header) is read as it is.
  */
 
 /** The parameters a code function receives, in the sandbox's order. */
 export const CODE_PARAMETERS = ['args', 'input', 'steps'] as const;
 
 const INDENT = '  ';
+
+/** The exporter's `(args: any, input: any, steps: any)` after type stripping blanked `: any`. */
+const STRIPPED_EXPORT_HEADER = CODE_PARAMETERS.map((name) => `${name}     `).join(', ');
 
 // biome-ignore lint/suspicious/noExplicitAny: the sandbox hands plain JSON; a code body is untyped JavaScript.
 export type CodeFunction = (args: any, input: any, steps: any) => unknown;
@@ -41,7 +55,24 @@ export function codeSourceFromFunctionText(text: string): string | undefined {
   const open = paramsEnd + (rest.length - trimmed.length);
   const close = text.lastIndexOf('}');
   if (close <= open) return undefined;
-  return unindentBody(text.slice(open + 1, close));
+  const body = text.slice(open + 1, close);
+  return unindentBody(isStrippedExport(text) ? removeBlankedAnnotations(body) : body);
+}
+
+/** Whether the parameter list is the exporter's with its `: any` blanked by type stripping. */
+function isStrippedExport(text: string): boolean {
+  const end = closingParen(text);
+  return end !== undefined && text.slice(text.indexOf('(') + 1, end - 1) === STRIPPED_EXPORT_HEADER;
+}
+
+/**
+ * Undoes the exporter's parameter annotations once blanked: a bare arrow parameter
+ * `(x      ) =>` (it wrote `(x : any)`) becomes `x =>`, and the five spaces of a blanked `: any`
+ * right after a parameter (a name, `]` or `}`) and before its `,` or `)` (spaces apart at
+ * most) are dropped.
+ */
+function removeBlankedAnnotations(body: string): string {
+  return body.replace(/\(([A-Za-z_$][\w$]*) {6}\)(?=\s*=>)/g, '$1').replace(/([\w$\]}]) {5}(?=[ \t]*[,)])/g, '$1');
 }
 
 /** The text to put between a code function's braces for `source`. */
