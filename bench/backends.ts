@@ -13,47 +13,33 @@
  * The Temporal binary is .tools/bin/temporal (built by scripts/ensure-temporal.sh when missing;
  * TEMPORAL_CLI overrides). See bench/README.md.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { createExecutorRegistry } from '../packages/adapters/src/executors/index.ts';
-import { memoryFlowSource } from '../packages/adapters/src/inprocess/flow-source.ts';
 import type { InProcessRunner } from '../packages/adapters/src/inprocess/index.ts';
 import { openSqliteStore, type RunStore } from '../packages/adapters/src/store/index.ts';
-import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../packages/adapters/src/temporal/client.ts';
-import {
-  startTemporalDevServer,
-  type TemporalDevServer,
-  temporalBinary,
-} from '../packages/adapters/src/temporal/test-server.ts';
-import {
-  startTemporalWorker,
-  type TemporalWorkerHandle,
-  weftWorkflowBundle,
-} from '../packages/adapters/src/temporal/worker.ts';
 import { type Fixtures, type Json, type RunEvent, validateFlow } from '../packages/engine/src/index.ts';
+import { type BenchBackend, openInngest, openTemporal } from './lib/external-backends.ts';
 import { agentFixtures, agentFlow, fanOutFlow, hostToolSpecs, hostTools, sequentialFlow } from './lib/flows.ts';
 import { median } from './lib/measure.ts';
 import { benchRunner } from './lib/runner.ts';
-import { quietTemporalRuntime } from './lib/temporal-runtime.ts';
 import { checkAgentOutput } from './scenarios/memory.ts';
-
-/** `@temporalio/client` is a dependency of packages/adapters only; its Client type, via the adapter. */
-type Client = Awaited<ReturnType<typeof connectTemporal>>;
 
 const HOST_TOOL_NAMES = Object.keys(hostTools);
 
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    backends: { type: 'string', default: 'temporal,inngest' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
-  console.log('usage: node bench/backends.ts [--quick]   (TEMPORAL_CLI overrides the temporal binary)');
+  console.log(
+    'usage: node bench/backends.ts [--quick] [--backends temporal,inngest]   (TEMPORAL_CLI / INNGEST_CLI override the binaries)',
+  );
   process.exit(0);
 }
 
@@ -77,11 +63,11 @@ const IN_PROCESS_PLAN: Plan = args.quick
   ? { warmup: 1, warmupMs: 100, rounds: 1, minMs: 0, budgetMs: Number.POSITIVE_INFINITY }
   : { warmup: 2, warmupMs: 500, rounds: 5, minMs: 1_000, budgetMs: Number.POSITIVE_INFINITY };
 /**
- * A Temporal run of 1,000 activities takes a long time: no per-scenario warm-up (one small run of
- * every scenario warms the worker, the connections and the workflow cache first), fewer rounds,
- * and a time budget.
+ * A run of 1,000 steps on an external engine takes a long time: no per-scenario warm-up (one
+ * small run of every scenario warms the worker, the connections and the caches first), fewer
+ * rounds, and a time budget.
  */
-const TEMPORAL_PLAN: Plan = args.quick
+const EXTERNAL_PLAN: Plan = args.quick
   ? { warmup: 0, warmupMs: 0, rounds: 1, minMs: 0, budgetMs: Number.POSITIVE_INFINITY }
   : { warmup: 0, warmupMs: 0, rounds: 3, minMs: 0, budgetMs: 90_000 };
 const WARM_UP_SIZES: Sizes = { steps: 10, fanOut: 8, turns: 2 };
@@ -195,9 +181,15 @@ async function measure(
   return { runsMs, medianMs: median(runsMs), budgetHit };
 }
 
+/**
+ * Inngest allows 1,000 steps per function run, and the generic function adds one of its own
+ * (it records the run's end): the sequential scenario runs the longest flow Inngest allows.
+ */
+const INNGEST_MAX_FLOW_STEPS = 999;
+
 interface ResultRow {
   scenario: Scenario;
-  backend: 'in-process' | 'temporal';
+  backend: string;
   measured: Measured;
   ratio?: number;
 }
@@ -212,7 +204,7 @@ function fmt(value: number): string {
 }
 
 function renderTable(rows: readonly ResultRow[]): string {
-  const head = ['scenario', 'backend', 'runs', 'total ms (median)', 'µs per step', 'Temporal / in-process'];
+  const head = ['scenario', 'backend', 'runs', 'total ms (median)', 'µs per step', '/ in-process'];
   const body = rows.map((row) => [
     row.scenario.name,
     row.backend,
@@ -234,23 +226,17 @@ function renderTable(rows: readonly ResultRow[]): string {
 
 const loadAtStart = loadavg();
 
-async function machine(): Promise<string> {
+function machine(versions: readonly string[]): string {
   const cpu = cpus();
   const sqlite = new DatabaseSync(':memory:');
   const sqliteVersion = String(sqlite.prepare('select sqlite_version() as v').get()?.v ?? '?');
   sqlite.close();
-  let temporalVersion = '?';
-  try {
-    temporalVersion = execFileSync(await temporalBinary(), ['--version'], { encoding: 'utf8' }).trim();
-  } catch {
-    // reported as '?'
-  }
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
   return [
     `machine: ${cpu.length} CPU × ${cpu[0]?.model.trim() ?? 'unknown'}, ${process.platform}/${process.arch}; ` +
       `load average ${load(loadAtStart)} at start, ${load(loadavg())} at end (other work on the machine inflates wall times)`,
-    `node ${process.version}, SQLite ${sqliteVersion} (node:sqlite, temp dir ${tmpdir()}); ${temporalVersion} ` +
-      '(start-dev --headless on loopback, in-memory persistence), worker in this process',
+    `node ${process.version}, SQLite ${sqliteVersion} (node:sqlite, temp dir ${tmpdir()}); ${versions.join('; ')} ` +
+      '(real dev servers on loopback, in-memory persistence; worker / served function in this process)',
   ].join('\n');
 }
 
@@ -258,70 +244,55 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'weft-bench-backends-'));
-  let server: TemporalDevServer | undefined;
-  let worker: TemporalWorkerHandle | undefined;
-  let client: Client | undefined;
+  const externals: BenchBackend[] = [];
   let inProcessStore: RunStore | undefined;
-  let temporalStore: RunStore | undefined;
   let runner: InProcessRunner | undefined;
-  const stopServer = () => {
-    void server?.stop().finally(() => process.exit(130));
+  const stop = () => {
+    void Promise.allSettled(externals.map((backend) => backend.close())).finally(() => process.exit(130));
   };
-  process.once('SIGINT', stopServer);
-  process.once('SIGTERM', stopServer);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
-    await quietTemporalRuntime();
-    progress('starting the Temporal dev server and bundling the workflow');
-    const startedAt = performance.now();
-    [server] = await Promise.all([startTemporalDevServer(), weftWorkflowBundle()]);
-    const serverMs = performance.now() - startedAt;
-
+    const setup = { dir, hostTools, hostToolSpecs };
+    const wanted = new Set((args.backends ?? '').split(',').map((name) => name.trim()));
+    if (wanted.has('temporal')) {
+      progress('starting the Temporal dev server and bundling the workflow');
+      externals.push(await openTemporal(setup));
+    }
+    if (wanted.has('inngest')) {
+      progress('starting the Inngest dev server and serving the function');
+      externals.push(await openInngest(setup));
+    }
     inProcessStore = await openSqliteStore(join(dir, 'in-process.db'));
-    temporalStore = await openSqliteStore(join(dir, 'temporal.db'));
     runner = benchRunner(inProcessStore);
     const inProcessRunner = runner;
-    const taskQueue = `weft-bench-${process.pid}`;
-    worker = await startTemporalWorker({
-      address: server.address,
-      taskQueue,
-      store: temporalStore,
-      executors: createExecutorRegistry({ tools: hostTools }),
-      flows: memoryFlowSource([]),
-    });
-    client = await connectTemporal({ address: server.address });
-    const temporal = client;
-    const tStore = temporalStore;
     const iStore = inProcessStore;
 
     const rows: ResultRow[] = [];
-    const notes: string[] = [`Temporal dev server up and workflow bundled in ${fmt(serverMs)} ms (not in any row).`];
+    const notes: string[] = externals.map(
+      (backend) => `${backend.label}: server up and ready in ${fmt(backend.setupMs)} ms (not in any row).`,
+    );
     const onInProcess = async (scenario: Scenario) =>
       (await inProcessRunner.start(scenario.doc, {}, scenario.fixtures ? { fixtures: scenario.fixtures } : {})).runId;
-    const onTemporal = async (scenario: Scenario) => {
+    const onExternal = async (backend: BenchBackend, scenario: Scenario) => {
       // Validation is in the timing, as runner.start() validates too.
       const validated = validateFlow(scenario.doc, { hostTools: HOST_TOOL_NAMES });
       if (!validated.ok) {
         throw new Error(`${scenario.name}: invalid flow: ${JSON.stringify(validated.errors.slice(0, 3))}`);
       }
-      const { runId } = await startTemporalRun({
-        client: temporal,
-        store: tStore,
-        taskQueue,
-        flow: validated.flow,
-        input: {},
-        hostTools: hostToolSpecs,
-        ...(scenario.fixtures ? { fixtures: scenario.fixtures } : {}),
-      });
-      await awaitTemporalRun(temporal, runId);
-      return runId;
+      return backend.run(validated.flow, scenario.fixtures);
     };
     try {
-      progress('warm-up: one small run of every scenario on both backends');
+      progress('warm-up: one small run of every scenario on every backend');
       for (const scenario of scenarios(WARM_UP_SIZES)) {
         await verifyRun(iStore, await onInProcess(scenario), scenario, 'in-process');
-        await verifyRun(tStore, await onTemporal(scenario), scenario, 'temporal');
+        for (const backend of externals)
+          await verifyRun(backend.store, await onExternal(backend, scenario), scenario, backend.label);
       }
-      for (const scenario of scenarios(SIZES)) {
+      const full = scenarios(SIZES);
+      // Inngest: the same scenarios, the sequential one cut to the longest flow it allows.
+      const capped = scenarios({ ...SIZES, steps: Math.min(SIZES.steps, INNGEST_MAX_FLOW_STEPS) });
+      for (const [index, scenario] of full.entries()) {
         progress(`${scenario.name}: in-process`);
         const inProcess = await measure(
           IN_PROCESS_PLAN,
@@ -329,28 +300,26 @@ async function main(): Promise<void> {
           (runId) => verifyRun(iStore, runId, scenario, 'in-process'),
           progress,
         );
-        progress(`${scenario.name}: temporal`);
-        const temporalRuns = await measure(
-          TEMPORAL_PLAN,
-          () => onTemporal(scenario),
-          (runId) => verifyRun(tStore, runId, scenario, 'temporal'),
-          progress,
-        );
-
         rows.push({ scenario, backend: 'in-process', measured: inProcess });
-        rows.push({
-          scenario,
-          backend: 'temporal',
-          measured: temporalRuns,
-          ratio: temporalRuns.medianMs / inProcess.medianMs,
-        });
-        notes.push(
-          `${scenario.name}: Temporal ran ${scenario.activities} per run; ` +
-            `${temporalRuns.runsMs.length} timed run${temporalRuns.runsMs.length === 1 ? '' : 's'} completed and verified ` +
-            `(${temporalRuns.runsMs.map((ms) => `${fmt(ms)} ms`).join(', ')})` +
-            (temporalRuns.budgetHit ? `; timed runs cut at the ${TEMPORAL_PLAN.budgetMs / 1000} s budget` : '') +
-            '.',
-        );
+        for (const backend of externals) {
+          const own = backend.name === 'inngest' ? capped[index]! : scenario;
+          progress(`${own.name}: ${backend.label}`);
+          const measured = await measure(
+            EXTERNAL_PLAN,
+            () => onExternal(backend, own),
+            (runId) => verifyRun(backend.store, runId, own, backend.label),
+            progress,
+          );
+          // Per unit against per unit: the scenarios may differ in size (Inngest's step limit).
+          const ratio = measured.medianMs / own.units / (inProcess.medianMs / scenario.units);
+          rows.push({ scenario: own, backend: backend.label, measured, ratio });
+          notes.push(
+            `${own.name} on ${backend.label}: ${measured.runsMs.length} timed run${measured.runsMs.length === 1 ? '' : 's'} completed and verified ` +
+              `(${measured.runsMs.map((ms) => `${fmt(ms)} ms`).join(', ')})` +
+              (measured.budgetHit ? `; timed runs cut at the ${EXTERNAL_PLAN.budgetMs / 1000} s budget` : '') +
+              '.',
+          );
+        }
       }
     } finally {
       await runner.close();
@@ -360,28 +329,27 @@ async function main(): Promise<void> {
     const mode = args.quick
       ? '--quick: warm-up runs, then 1 timed run per backend and scenario'
       : `in-process: ≥ ${IN_PROCESS_PLAN.warmup} warm-up runs (≥ ${IN_PROCESS_PLAN.warmupMs} ms), median of ≥ ${IN_PROCESS_PLAN.rounds} timed runs (≥ ${IN_PROCESS_PLAN.minMs} ms); ` +
-        `temporal: one small warm-up run per scenario, then the median of ${TEMPORAL_PLAN.rounds} timed runs (fewer past ${TEMPORAL_PLAN.budgetMs / 1000} s)`;
+        `external engines: one small warm-up run per scenario, then the median of ${EXTERNAL_PLAN.rounds} timed runs (fewer past ${EXTERNAL_PLAN.budgetMs / 1000} s)`;
     console.log(`\nWeft backends benchmark (${mode})`);
-    console.log(await machine());
+    console.log(machine(externals.map((backend) => backend.version)));
     console.log('');
     console.log(renderTable(rows));
     console.log('');
     console.log(
-      'A run is timed end to end: validate, create the run row, execute every step (a Temporal activity each), ' +
-        'write the events, finish. µs per step = total / steps (per turn for the agent). Every run is checked ' +
-        '(status completed, every step completed, the agent ran every turn). Reported, not asserted.',
+      'A run is timed end to end: validate, create the run row, execute every step (a Temporal activity or an ' +
+        'Inngest step.run each), write the events, finish. µs per step = total / steps (per turn for the agent); ' +
+        '"/ in-process" compares µs per step. Every run is checked (status completed, every step completed, the ' +
+        `agent ran every turn). Inngest runs at most ${INNGEST_MAX_FLOW_STEPS} flow steps per run (its limit is 1,000 steps, ` +
+        'one of which records the run end). Reported, not asserted.',
     );
     for (const note of notes) console.log(`- ${note}`);
   } finally {
     await runner?.close();
-    await worker?.shutdown();
-    await client?.connection.close();
-    await server?.stop();
+    for (const backend of externals) await backend.close().catch(() => undefined);
     await inProcessStore?.close();
-    await temporalStore?.close();
     rmSync(dir, { recursive: true, force: true });
-    process.off('SIGINT', stopServer);
-    process.off('SIGTERM', stopServer);
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
   }
 }
 

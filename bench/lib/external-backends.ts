@@ -1,0 +1,140 @@
+/**
+ * The external engines bench/backends runs the scenarios on, each set up for real on loopback
+ * (Temporal: the dev server and one worker in this process; Inngest: the dev server and the
+ * generic function served from this process) over its own SQLite store.
+ */
+import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { createExecutorRegistry, type HostTool } from '../../packages/adapters/src/executors/index.ts';
+import { INNGEST_SERVE_PATH, openInngestBackend } from '../../packages/adapters/src/inngest/backend.ts';
+import { inngestBinary, startInngestDevServer } from '../../packages/adapters/src/inngest/dev-server.ts';
+import { memoryFlowSource } from '../../packages/adapters/src/inprocess/flow-source.ts';
+import { openSqliteStore, type RunStore } from '../../packages/adapters/src/store/index.ts';
+import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../../packages/adapters/src/temporal/client.ts';
+import { startTemporalDevServer, temporalBinary } from '../../packages/adapters/src/temporal/test-server.ts';
+import { startTemporalWorker, weftWorkflowBundle } from '../../packages/adapters/src/temporal/worker.ts';
+import type { Fixtures, Flow, ToolSpec } from '../../packages/engine/src/index.ts';
+import { quietTemporalRuntime } from './temporal-runtime.ts';
+
+export interface BenchBackend {
+  name: 'temporal' | 'inngest';
+  label: string;
+  store: RunStore;
+  /** What it took to be ready (server start, bundling), for the notes. */
+  setupMs: number;
+  /** The server's own version line. */
+  version: string;
+  /** Starts a run and resolves with its id once it has ended. */
+  run(flow: Flow, fixtures: Fixtures | undefined): Promise<string>;
+  close(): Promise<void>;
+}
+
+interface Setup {
+  dir: string;
+  hostTools: Record<string, HostTool>;
+  hostToolSpecs: Record<string, Omit<ToolSpec, 'name'>>;
+}
+
+function versionOf(binary: string, args: string[]): string {
+  try {
+    return execFileSync(binary, args, { encoding: 'utf8' }).trim().split('\n')[0] ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+export async function openTemporal({ dir, hostTools, hostToolSpecs }: Setup): Promise<BenchBackend> {
+  await quietTemporalRuntime();
+  const startedAt = performance.now();
+  const [server] = await Promise.all([startTemporalDevServer(), weftWorkflowBundle()]);
+  const setupMs = performance.now() - startedAt;
+  const store = await openSqliteStore(join(dir, 'temporal.db'));
+  const taskQueue = `weft-bench-${process.pid}`;
+  const worker = await startTemporalWorker({
+    address: server.address,
+    taskQueue,
+    store,
+    executors: createExecutorRegistry({ tools: hostTools }),
+    flows: memoryFlowSource([]),
+  });
+  const client = await connectTemporal({ address: server.address });
+  return {
+    name: 'temporal',
+    label: 'temporal',
+    store,
+    setupMs,
+    version: versionOf(await temporalBinary(), ['--version']),
+    async run(flow, fixtures) {
+      const { runId } = await startTemporalRun({
+        client,
+        store,
+        taskQueue,
+        flow,
+        input: {},
+        hostTools: hostToolSpecs,
+        ...(fixtures ? { fixtures } : {}),
+      });
+      await awaitTemporalRun(client, runId);
+      return runId;
+    },
+    async close() {
+      await worker.shutdown();
+      await client.connection.close();
+      await server.stop();
+      await store.close();
+    },
+  };
+}
+
+/** How often the bench looks at the store for the end of an Inngest run. */
+const INNGEST_POLL_MS = 5;
+const FINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBackend> {
+  const startedAt = performance.now();
+  const server = await startInngestDevServer();
+  const store = await openSqliteStore(join(dir, 'inngest.db'));
+  const backend = openInngestBackend({
+    baseUrl: server.url,
+    isDev: true,
+    store,
+    serve: {
+      store,
+      executors: createExecutorRegistry({ tools: hostTools }),
+      flows: memoryFlowSource([]),
+      tools: hostTools,
+    },
+  });
+  const http: Server = createServer((req, res) => {
+    if (req.url?.startsWith(INNGEST_SERVE_PATH)) backend.handler?.(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  await backend.register(`http://127.0.0.1:${address.port}`);
+  const setupMs = performance.now() - startedAt;
+  return {
+    name: 'inngest',
+    label: 'inngest',
+    store,
+    setupMs,
+    version: `inngest dev server ${(await inngestBinary()).split('inngest-').at(-1)}`,
+    async run(flow, fixtures) {
+      const runId = `run_${crypto.randomUUID()}`;
+      await backend.start({ runId, flow, input: {}, ...(fixtures ? { fixtures } : {}) });
+      for (;;) {
+        const run = await store.getRun(runId);
+        if (run && FINAL.has(run.status)) return runId;
+        await new Promise((resolve) => setTimeout(resolve, INNGEST_POLL_MS));
+      }
+    },
+    async close() {
+      await backend.close();
+      await new Promise((resolve) => http.close(resolve));
+      await server.stop();
+      await store.close();
+    },
+  };
+}
