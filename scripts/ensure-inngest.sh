@@ -9,6 +9,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="${INNGEST_VERSION:-v1.12.1}"
 bin="$root/.tools/bin/inngest-$version"
 if [[ ! -x "$bin" ]]; then
+  # One build at a time: test files starting servers in parallel may all ask at once.
+  mkdir -p "$root/.tools"
+  exec 9>"$root/.tools/ensure-inngest.lock"
+  flock 9
+fi
+if [[ ! -x "$bin" ]]; then
   if ! command -v go >/dev/null 2>&1; then
     echo "ensure-inngest: 'go' is needed to build the Inngest dev server ($version)" >&2
     exit 1

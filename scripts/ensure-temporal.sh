@@ -6,6 +6,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="${TEMPORAL_CLI_VERSION:-v1.5.1}" # a tag whose go.mod has no replace directive
 bin="$root/.tools/bin/temporal"
 if [[ ! -x "$bin" ]]; then
+  # One build at a time: test files starting servers in parallel may all ask at once.
+  mkdir -p "$root/.tools"
+  exec 9>"$root/.tools/ensure-temporal.lock"
+  flock 9
+fi
+if [[ ! -x "$bin" ]]; then
   if ! command -v go >/dev/null 2>&1; then
     echo "ensure-temporal: 'go' is needed to build the Temporal dev server ($version)" >&2
     exit 1

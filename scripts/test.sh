@@ -11,6 +11,9 @@ scripts/ensure-postgres.sh
 e2e=1
 if [ "$#" -gt 0 ] || [ "${WEFT_E2E:-1}" = "0" ]; then e2e=0; fi
 if [ "$e2e" = 1 ]; then scripts/ensure-chromium.sh; fi
+# The real Temporal and Inngest dev servers the tests start: built once, before any test asks.
+scripts/ensure-temporal.sh >/dev/null
+scripts/ensure-inngest.sh >/dev/null
 pnpm lint
 pnpm typecheck
 pnpm test "$@"
