@@ -176,6 +176,14 @@ describe('containers and sleep', () => {
     const temporal = await text(nested, 'temporal');
     expectIn(temporal, 'await sleep(ms);');
   });
+
+  it('a loop condition that starts with `{` is an object in parentheses, not a block', async () => {
+    const loop = flow({
+      steps: [{ id: 'again', type: 'loop', while: '={ n: iteration }.n < 2', maxIterations: 3, steps: [] }],
+    });
+    for (const target of ['inngest', 'temporal'] as const)
+      expectIn(await text(loop, target), '(steps, iteration) => ({n: iteration}).n < 2');
+  });
 });
 
 describe('files and secrets', () => {

@@ -206,7 +206,7 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       return store(step, `await runMap(steps, ${id}, ${needs.expression(step.items)}, ${concurrency}, ${body})`);
     }
     case 'loop': {
-      const condition = `(steps, iteration) => ${needs.expression(step.while)}`;
+      const condition = `(steps, iteration) => ${needs.condition(step.while)}`;
       const body = closure(step.steps, module, 'steps, at, iteration');
       return store(step, `await runLoop(steps, ${id}, ${step.maxIterations ?? 100}, ${condition}, ${body})`);
     }

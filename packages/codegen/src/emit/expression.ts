@@ -68,8 +68,21 @@ export function printExpression(node: ExprNode, options: PrintOptions): string {
   return new Printer(options).print(node);
 }
 
+/**
+ * A single-quoted string literal. JSON.stringify escapes backslashes, double quotes and control
+ * characters; only the single quote is left to escape. (JSON never escapes `'`, so a backslash
+ * just before one is an escaped backslash and must stay as it is.)
+ */
 export function quote(text: string): string {
-  return `'${JSON.stringify(text).slice(1, -1).replaceAll("\\'", "'").replaceAll("'", "\\'")}'`;
+  return `'${JSON.stringify(text).slice(1, -1).replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * Printed expression text as the body of an arrow function: one that starts with `{` (an
+ * object literal, or a member read of one) would be read as a block, so it gets parentheses.
+ */
+export function arrowBody(text: string): string {
+  return text.startsWith('{') ? `(${text})` : text;
 }
 
 class Printer {

@@ -5,7 +5,7 @@
  * literals as string literals.
  */
 import { compileExpression, compileTemplate, isExpression, isTemplate } from '@weft/engine';
-import { isIdentifierName, printExpression, quote } from './expression.ts';
+import { arrowBody, isIdentifierName, printExpression, quote } from './expression.ts';
 
 /** What a module needs from `@weft/engine` besides `defineFlow`, collected while printing. */
 export class ModuleNeeds {
@@ -18,6 +18,11 @@ export class ModuleNeeds {
       onHelper: (name) => this.helpers.add(name),
       onRuntime: (name) => this.runtime.add(name),
     });
+  }
+
+  /** An expression as the body of an arrow function (a branch or loop condition). */
+  condition(source: string): string {
+    return arrowBody(this.expression(source));
   }
 
   /** A string config field: literal, template or expression. */

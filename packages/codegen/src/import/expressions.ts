@@ -57,9 +57,9 @@ export class ExpressionReader {
     const inner = unwrap(node);
     if (ts.isStringLiteral(inner) || ts.isNoSubstitutionTemplateLiteral(inner)) return literalString(inner.text);
     if (ts.isTaggedTemplateExpression(inner) && ts.isIdentifier(inner.tag) && inner.tag.text === 'template') {
-      return this.#template(inner.template);
+      return this.#template(inner.template, true);
     }
-    if (ts.isTemplateExpression(inner)) return this.#template(inner);
+    if (ts.isTemplateExpression(inner)) return this.#template(inner, false);
     return this.expression(node);
   }
 
@@ -83,6 +83,8 @@ export class ExpressionReader {
       return out;
     }
     if (ts.isArrayLiteralExpression(inner)) return inner.elements.map((element) => this.value(element));
+    // A string is text (`'{{ x }}'` is not a template): `text` keeps it a literal.
+    if (ts.isStringLiteral(inner) || ts.isNoSubstitutionTemplateLiteral(inner)) return this.text(node);
     const json = jsonScalar(inner);
     if (json.ok) return json.value;
     return this.text(node);
@@ -110,13 +112,23 @@ export class ExpressionReader {
     return this.#issues.at(inner, 'must be a literal value (a string, number, boolean, null, array or object)');
   }
 
-  #template(template: ts.TemplateExpression | ts.NoSubstitutionTemplateLiteral): string | undefined {
-    if (ts.isNoSubstitutionTemplateLiteral(template)) return literalString(template.text);
-    let out = escapeBraces(template.head.text);
-    for (const span of template.templateSpans) {
+  /**
+   * A template literal as an IR template. `tagged`: written `template\`…\``, whose text reads
+   * `\{{` as a literal `{{` (as the IR does); a bare template literal's text is as written.
+   */
+  #template(template: ts.TemplateExpression | ts.NoSubstitutionTemplateLiteral, tagged: boolean): string | undefined {
+    const text = (cooked: string) => (tagged ? cooked.replaceAll('\\{{', '{{') : cooked);
+    if (ts.isNoSubstitutionTemplateLiteral(template)) {
+      // Text alone: an IR template when it says `{{` (spelled `\{{`), else a plain literal.
+      const plain = text(template.text);
+      return plain.includes('{{') && !plain.startsWith('=') ? irText(plain, false) : literalString(plain);
+    }
+    let out = irText(text(template.head.text), true);
+    for (const [index, span] of template.templateSpans.entries()) {
       const expression = this.expression(span.expression);
       if (expression === undefined) return undefined;
-      out += `{{ ${expression.slice(1)} }}${escapeBraces(span.literal.text)}`;
+      const last = index === template.templateSpans.length - 1;
+      out += `{{ ${expression.slice(1)} }}${irText(text(span.literal.text), !last)}`;
     }
     if (out.startsWith('='))
       return this.#issues.at(template, "a template cannot start with '=' (the IR would read it as an expression)");
@@ -251,9 +263,17 @@ function literalString(text: string): string {
   return text.startsWith('=') || text.includes('{{') ? `=${quote(text)}` : text;
 }
 
-/** `{{` in template text is literal: the IR spells that `\{{`. */
-function escapeBraces(text: string): string {
-  return text.replace(/(^|[^\\])\{\{/g, '$1\\{{');
+/**
+ * Literal text as an IR template spells it. The IR reads the first `{{` it meets, and `\{{` as
+ * a literal `{{`: a run of braces is spelled `\{{` per pair with an odd one in front (`{\{{`),
+ * and text that ends in `\` or a lone `{` right before an interpolation (which would escape it
+ * or run into it) puts that end in an interpolation of its own, as a string: `{{ '{' }}`.
+ */
+function irText(text: string, beforeInterpolation: boolean): string {
+  const spell = (literal: string) =>
+    literal.replace(/\{{2,}/g, (run) => `${run.length % 2 === 1 ? '{' : ''}${'\\{{'.repeat(run.length >> 1)}`);
+  const end = beforeInterpolation && /(?:\\|(?:^|[^{])\{)$/.test(text) ? /[\\{]+$/.exec(text)![0] : '';
+  return end === '' ? spell(text) : `${spell(text.slice(0, -end.length))}{{ ${quote(end)} }}`;
 }
 
 export function unwrap(node: ts.Expression): ts.Expression {

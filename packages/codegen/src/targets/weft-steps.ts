@@ -101,7 +101,7 @@ function emitConfig(step: Step, emitter: StepEmitter): string {
       field(
         'cases',
         `[${step.cases
-          .map((c) => `{ when: () => ${needs.expression(c.when)}, steps: ${body(c.steps, emitter, BODY)} }`)
+          .map((c) => `{ when: () => ${needs.condition(c.when)}, steps: ${body(c.steps, emitter, BODY)} }`)
           .join(', ')}]`,
       );
       field(
@@ -123,7 +123,7 @@ function emitConfig(step: Step, emitter: StepEmitter): string {
       field('steps', body(step.steps, emitter, '{ step, steps, item, index }'));
       break;
     case 'loop':
-      field('while', `({ steps, iteration }) => ${needs.expression(step.while)}`);
+      field('while', `({ steps, iteration }) => ${needs.condition(step.while)}`);
       field('maxIterations', opt(step.maxIterations, jsonLiteral));
       field('steps', body(step.steps, emitter, '{ step, steps, iteration }'));
       break;
