@@ -39,6 +39,20 @@ async function loadRun(store: RunStore, runId: string): Promise<RunRecord | unde
   return run;
 }
 
+/** Claims already made in this process, so a replay does not ask the store again. */
+const claimed = new Map<string, string>();
+async function claimForInngestRun(store: RunStore, runId: string, inngestRunId: string): Promise<boolean> {
+  const owner = `inngest:${inngestRunId}`;
+  if (claimed.get(runId) === owner) return true;
+  // No lease end: the claim ties the Weft run to one Inngest run for its whole life.
+  const won = await store.claimRun(runId, { owner, leaseUntil: Number.MAX_SAFE_INTEGER, now: Date.now() });
+  if (won) {
+    if (claimed.size >= 2_000) claimed.delete(claimed.keys().next().value as string);
+    claimed.set(runId, owner);
+  }
+  return won;
+}
+
 export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
   const hostTools = Object.fromEntries(
     Object.entries(deps.tools ?? {}).map(([name, tool]) => [
@@ -54,10 +68,14 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
       retries: INNGEST_RETRIES,
       cancelOn: [{ event: CANCEL_EVENT, if: 'async.data.runId == event.data.runId' }],
     },
-    async ({ event, step, attempt }): Promise<Json | ChildResult> => {
+    async ({ event, step, attempt, runId: inngestRunId }): Promise<Json | ChildResult | null> => {
       const data = event.data as RunEventData;
       const run = await loadRun(deps.store, data.runId);
       if (!run) throw new NonRetriableError(`run '${data.runId}' is not in this server's Weft store`);
+      // Several apps can serve this function for one store (an API and a CLI synced at different
+      // URLs): each starts its own Inngest run for the same event. The first claims the Weft
+      // run for good; any other ends at once without touching it.
+      if (!(await claimForInngestRun(deps.store, run.id, inngestRunId))) return null;
       const flow = run.flow as unknown as Flow;
       const reporter = new RunReporter(deps.store, run.id);
       const host = inngestHost({
