@@ -49,7 +49,7 @@ const commands: readonly CommandEntry[] = [
   },
   {
     name: 'backend',
-    summary: 'start/stop a local Temporal dev server (up|down|status temporal)',
+    summary: 'start/stop a local Temporal or Inngest dev server (up|down|status <name>)',
     load: async () => (await import('./commands/backend.ts')).backendCommand,
   },
   {
@@ -74,7 +74,11 @@ Environment:
   OPENAI_API_KEY, ANTHROPIC_API_KEY, WEFT_LOCAL_BASE_URL   model providers (mock:echo needs none)
   WEFT_MAX_INPUT_BYTES  largest accepted run input (default 1 MiB)
   TEMPORAL_ADDRESS      host:port of a Temporal frontend: enables \`--backend temporal\`
-  WEFT_TEMPORAL_WORKER  external: \`run\`/\`approve\` rely on \`weft worker temporal\` elsewhere`;
+  WEFT_TEMPORAL_WORKER  external: \`run\`/\`approve\` rely on \`weft worker temporal\` elsewhere
+  INNGEST_DEV           1 (or the dev server's URL): enables \`--backend inngest\` on a dev server
+  INNGEST_BASE_URL      the Inngest server's URL (default http://127.0.0.1:8288 with INNGEST_DEV);
+                        INNGEST_EVENT_KEY, INNGEST_SIGNING_KEY for one that is not a dev server
+  WEFT_INNGEST_SERVE    external: \`run\`/\`approve\` rely on a \`weft serve\` serving the function`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -51,7 +51,14 @@ export class CliError extends Error {
 export const EXIT = { ok: 0, failed: 1, parked: 2, usage: 64, interrupted: 130 } as const;
 
 /** Env values that must never be printed, even inside an error that came from a driver or provider. */
-const SECRET_ENV = ['DATABASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'WEFT_LOCAL_API_KEY'];
+const SECRET_ENV = [
+  'DATABASE_URL',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'WEFT_LOCAL_API_KEY',
+  'INNGEST_EVENT_KEY',
+  'INNGEST_SIGNING_KEY',
+];
 
 export function redact(text: string, env: Record<string, string | undefined> = process.env): string {
   let out = text;

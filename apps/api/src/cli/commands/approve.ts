@@ -5,14 +5,14 @@
  * the parent. Given the parent's id, the child holding the approval is found.
  */
 import type { ApprovalRecord, RunStore } from '@weft/adapters/store';
-import { approveTemporalRun } from '@weft/adapters/temporal';
 import { cliDecider, osUser, parseVerdict, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { flowSource, openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
+import { flowSource, messageOf, openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
 import { BusyError, driveRun } from '../drive.ts';
+import { BACKEND_LABEL, isExternalBackend, openCliBackend } from '../external.ts';
+import { followExternalRun } from '../follow-external.ts';
 import { CliError, EXIT, formatDateTime, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, type Remote, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
-import { followTemporalRun, openTemporal } from '../temporal.ts';
 import { approveCommand, getRunOrFail, rootOf, runTree, shellQuote } from '../tree.ts';
 import { isFinal } from './runs/list.ts';
 
@@ -92,22 +92,30 @@ export const approveCommandSpec: Command = {
         stderr.write(`${verdict} ${approval.stepId} of run ${approval.runId}; continuing\n`);
       }
       const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
-      if (root.backend === 'temporal') {
-        // Temporal holds the run: the decision reaches the workflow as a signal.
-        const session = await openTemporal({ store, flows: await flowSource(flowsDir ?? '.') });
+      if (isExternalBackend(root.backend)) {
+        // The engine holds the run: the recorded decision is delivered to it (a Temporal signal,
+        // an Inngest event), and this process executes the rest unless a worker runs elsewhere.
+        const name = root.backend;
+        const backend = await openCliBackend(name, { store, flows: await flowSource(flowsDir ?? '.') });
         try {
-          await approveTemporalRun(session.client, approval.runId, {
-            stepId: approval.stepId,
-            approved,
-            by: args.values.by ?? osUser(),
-            comment: args.values.comment ?? null,
-          });
-          return await followTemporalRun(store, session.client, root.id, {
+          await backend
+            .decide(approval.runId, {
+              stepId: approval.stepId,
+              approved,
+              by: args.values.by ?? osUser(),
+              comment: args.values.comment ?? null,
+            })
+            .catch((error: unknown) => {
+              throw new CliError(
+                `the decision is recorded, but delivering it to ${BACKEND_LABEL[name]} failed: ${messageOf(error)}`,
+              );
+            });
+          return await followExternalRun(store, backend, root.id, {
             json: args.values.json === true,
             fromCurrent: true,
           });
         } finally {
-          await session.close();
+          await backend.close();
         }
       }
       const decider = cliDecider(new Map(), terminalIsInteractive());

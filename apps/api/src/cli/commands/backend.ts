@@ -1,26 +1,80 @@
 /**
- * `weft backend up|down|status temporal`: a Temporal dev server on loopback for this data
- * folder. The binary is built by scripts/ensure-temporal.sh when missing; the server runs
- * detached, its pid and address kept in WEFT_DATA/backends/temporal.json, its log beside it.
+ * `weft backend up|down|status [temporal|inngest]`: an engine's dev server on loopback for this
+ * data folder. The binary is built by scripts/ensure-<name>.sh when missing; the server runs
+ * detached, its pid and address kept in WEFT_DATA/backends/<name>.json, its log beside it.
+ * What differs per engine (binary, arguments, readiness, what to export) is one row of DEV_SERVERS.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectTemporal, devServerArgs, temporalBinary } from '@weft/adapters/temporal';
+import type { ExternalBackendName } from '@weft/adapters/backends';
+import { inngestDevServerArgs as inngestArgs, inngestBinary } from '@weft/adapters/inngest';
+import { connectTemporal, devServerArgs as temporalArgs, temporalBinary } from '@weft/adapters/temporal';
 import { type Command, parseCommandArgs, positiveInt } from '../args.ts';
 import { readEnv } from '../context.ts';
 import { CliError, EXIT, stderr, stdout, UsageError } from '../output.ts';
 
-const usage = `Usage: weft backend up|down|status [temporal] [--port <n>]
+const usage = `Usage: weft backend up|down|status [temporal|inngest] [--port <n>]
 
   up temporal     build the Temporal dev server if needed, start it on 127.0.0.1 and print
-                  TEMPORAL_ADDRESS=… (state in WEFT_DATA/backends/; its database persists there)
-  down temporal   stop it
-  status          show whether it runs
+                  TEMPORAL_ADDRESS=… (its database persists in WEFT_DATA/backends/)
+  up inngest      build the Inngest dev server if needed, start it on 127.0.0.1 and print
+                  INNGEST_DEV=1 and INNGEST_BASE_URL=… (its state lives in memory)
+  down <name>     stop it
+  status [name]   show whether they run (exit 0 when one asked about runs)
 
 Options:
-  --port <n>   the frontend port for \`up\` (default 7233)
+  --port <n>   the port for \`up\` (default: temporal 7233, inngest 8288)
   -h, --help   show this help`;
+
+interface DevServer {
+  defaultPort: number;
+  binary(): Promise<string>;
+  args(port: number, dir: string): Promise<string[]>;
+  /** What clients connect to, kept in the state file. */
+  address(port: number): string;
+  ready(address: string): Promise<boolean>;
+  /** The settings that point weft at it, one NAME=value per line on stdout. */
+  settings(address: string): string[];
+}
+
+const DEV_SERVERS: Record<ExternalBackendName, DevServer> = {
+  temporal: {
+    defaultPort: 7233,
+    binary: temporalBinary,
+    args: (port, dir) => temporalArgs({ port, dbFile: join(dir, 'temporal.db'), logLevel: 'warn' }),
+    address: (port) => `127.0.0.1:${port}`,
+    async ready(address) {
+      try {
+        const client = await connectTemporal({ address });
+        try {
+          await client.connection.workflowService.describeNamespace({ namespace: 'default' });
+          return true;
+        } finally {
+          await client.connection.close();
+        }
+      } catch {
+        return false;
+      }
+    },
+    settings: (address) => [`TEMPORAL_ADDRESS=${address}`],
+  },
+  inngest: {
+    defaultPort: 8288,
+    binary: inngestBinary,
+    args: (port) => inngestArgs({ port }),
+    address: (port) => `http://127.0.0.1:${port}`,
+    async ready(address) {
+      try {
+        return (await fetch(`${address}/health`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    settings: (address) => ['INNGEST_DEV=1', `INNGEST_BASE_URL=${address}`],
+  },
+};
+const NAMES = Object.keys(DEV_SERVERS) as ExternalBackendName[];
 
 interface ServerState {
   pid: number;
@@ -31,34 +85,35 @@ interface ServerState {
 
 export const backendCommand: Command = {
   name: 'backend',
-  summary: 'start/stop a local Temporal server (up|down|status temporal)',
+  summary: 'start/stop a local Temporal or Inngest dev server (up|down|status <name>)',
   usage,
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
       options: { port: { type: 'string' } },
-      positionals: { min: 1, max: 2, names: 'up|down|status [temporal]' },
+      positionals: { min: 1, max: 2, names: 'up|down|status [temporal|inngest]' },
     });
     if (args.help) {
       stdout.write(`${usage}\n`);
       return EXIT.ok;
     }
-    const [action, name = 'temporal'] = args.positionals as [string, string | undefined];
-    if (name !== 'temporal') throw new UsageError(`unknown backend '${name}'; available: temporal`, usage);
+    const [action, name] = args.positionals as [string, string | undefined];
+    if (!['up', 'down', 'status'].includes(action))
+      throw new UsageError(`unknown action '${action}'; expected up, down or status`, usage);
+    if (name !== undefined && !NAMES.includes(name as ExternalBackendName))
+      throw new UsageError(`unknown backend '${name}'; available: ${NAMES.join(', ')}`, usage);
+    if (name === undefined && action !== 'status')
+      throw new UsageError(`say which backend to ${action}: ${NAMES.join(' or ')}`, usage);
     const dir = join(readEnv().dataDir, 'backends');
-    const stateFile = join(dir, 'temporal.json');
-    switch (action) {
-      case 'up':
-        return up(dir, stateFile, positiveInt(args.values.port, '--port', usage) ?? 7233);
-      case 'down':
-        return down(stateFile);
-      case 'status':
-        return status(stateFile);
-      default:
-        throw new UsageError(`unknown action '${action}'; expected up, down or status`, usage);
-    }
+    if (action === 'status') return status(dir, name ? [name as ExternalBackendName] : NAMES);
+    const backend = name as ExternalBackendName;
+    if (action === 'down') return down(backend, dir);
+    const port = positiveInt(args.values.port, '--port', usage) ?? DEV_SERVERS[backend].defaultPort;
+    return up(backend, dir, port);
   },
 };
+
+const stateFile = (dir: string, name: ExternalBackendName) => join(dir, `${name}.json`);
 
 async function readState(file: string): Promise<ServerState | undefined> {
   try {
@@ -78,20 +133,26 @@ function alive(pid: number): boolean {
   }
 }
 
-async function up(dir: string, stateFile: string, port: number): Promise<number> {
-  const running = await readState(stateFile);
+function printSettings(server: DevServer, address: string): void {
+  for (const line of server.settings(address)) stdout.write(`${line}\n`);
+}
+
+async function up(name: ExternalBackendName, dir: string, port: number): Promise<number> {
+  const server = DEV_SERVERS[name];
+  const file = stateFile(dir, name);
+  const running = await readState(file);
   if (running) {
-    stderr.write(`temporal already running (pid ${running.pid})\n`);
-    stdout.write(`TEMPORAL_ADDRESS=${running.address}\n`);
+    stderr.write(`${name} already running (pid ${running.pid})\n`);
+    printSettings(server, running.address);
     return EXIT.ok;
   }
   await mkdir(dir, { recursive: true });
-  stderr.write('locating the temporal binary (built once from the Go module proxy if missing)…\n');
-  const binary = await temporalBinary();
-  const address = `127.0.0.1:${port}`;
-  const log = join(dir, 'temporal.log');
+  stderr.write(`locating the ${name} binary (built once from the Go module proxy if missing)…\n`);
+  const binary = await server.binary();
+  const address = server.address(port);
+  const log = join(dir, `${name}.log`);
   const logFile = await open(log, 'a');
-  const child = spawn(binary, await devServerArgs({ port, dbFile: join(dir, 'temporal.db'), logLevel: 'warn' }), {
+  const child = spawn(binary, await server.args(port, dir), {
     detached: true,
     stdio: ['ignore', logFile.fd, logFile.fd],
   });
@@ -104,63 +165,54 @@ async function up(dir: string, stateFile: string, port: number): Promise<number>
   });
   child.unref();
   const state: ServerState = { pid, address, log, startedAt: Date.now() };
-  await writeFile(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify(state, null, 2)}\n`);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (exited !== undefined) {
-      await rm(stateFile, { force: true });
+      await rm(file, { force: true });
       const tail = (await readFile(log, 'utf8').catch(() => '')).slice(-2000);
-      throw new CliError(`temporal exited (${exited}) while starting; log ${log}:\n${tail}`);
+      throw new CliError(`${name} exited (${exited}) while starting; log ${log}:\n${tail}`);
     }
-    if (await ready(address)) break;
+    if (await server.ready(address)) break;
     if (Date.now() > deadline) {
       process.kill(pid, 'SIGTERM');
-      await rm(stateFile, { force: true });
-      throw new CliError(`temporal on ${address} not ready within 60 s; see ${log}`);
+      await rm(file, { force: true });
+      throw new CliError(`${name} on ${address} not ready within 60 s; see ${log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  stderr.write(`temporal dev server up (pid ${pid}, log ${log}); stop it with: weft backend down temporal\n`);
-  stdout.write(`TEMPORAL_ADDRESS=${address}\n`);
+  stderr.write(`${name} dev server up (pid ${pid}, log ${log}); stop it with: weft backend down ${name}\n`);
+  printSettings(server, address);
   return EXIT.ok;
 }
 
-async function ready(address: string): Promise<boolean> {
-  try {
-    const client = await connectTemporal({ address });
-    try {
-      await client.connection.workflowService.describeNamespace({ namespace: 'default' });
-      return true;
-    } finally {
-      await client.connection.close();
-    }
-  } catch {
-    return false;
-  }
-}
-
-async function down(stateFile: string): Promise<number> {
-  const state = await readState(stateFile);
+async function down(name: ExternalBackendName, dir: string): Promise<number> {
+  const file = stateFile(dir, name);
+  const state = await readState(file);
   if (!state) {
-    await rm(stateFile, { force: true });
-    stderr.write('temporal is not running\n');
+    await rm(file, { force: true });
+    stderr.write(`${name} is not running\n`);
     return EXIT.ok;
   }
   process.kill(state.pid, 'SIGTERM');
   const deadline = Date.now() + 10_000;
   while (alive(state.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
-  await rm(stateFile, { force: true });
-  stderr.write(`temporal stopped (pid ${state.pid})\n`);
+  await rm(file, { force: true });
+  stderr.write(`${name} stopped (pid ${state.pid})\n`);
   return EXIT.ok;
 }
 
-async function status(stateFile: string): Promise<number> {
-  const state = await readState(stateFile);
-  if (!state) {
-    stdout.write('temporal: stopped\n');
-    return EXIT.failed;
+async function status(dir: string, names: ExternalBackendName[]): Promise<number> {
+  let running = false;
+  for (const name of names) {
+    const state = await readState(stateFile(dir, name));
+    if (!state) {
+      stdout.write(`${name}: stopped\n`);
+      continue;
+    }
+    running = true;
+    stdout.write(`${name}: running (pid ${state.pid}) ${DEV_SERVERS[name].settings(state.address).join(' ')}\n`);
   }
-  stdout.write(`temporal: running (pid ${state.pid}) TEMPORAL_ADDRESS=${state.address}\n`);
-  return EXIT.ok;
+  return running ? EXIT.ok : EXIT.failed;
 }

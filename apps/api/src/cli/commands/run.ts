@@ -3,24 +3,26 @@
  * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
  */
 import { dirname } from 'node:path';
+import type { ExternalBackendName } from '@weft/adapters/backends';
 import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
-import { startTemporalRun } from '@weft/adapters/temporal';
 import { type Fixtures, type Flow, FlowInvalidError, type Json } from '@weft/engine';
+import { configuredBackends } from '../../backends.ts';
 import { type CliDecider, cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { flowSource, openRunner, type RunnerContext, readEnv, rememberFlowsDir } from '../context.ts';
 import { driveRun } from '../drive.ts';
+import { isExternalBackend, notConfigured, openCliBackend } from '../external.ts';
 import { readFlowFile, readInputArg, readJsonFile } from '../files.ts';
+import { followExternalRun } from '../follow-external.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
-import { followTemporalRun, openTemporal, temporalAddress } from '../temporal.ts';
 import { formatIssues } from './validate.ts';
 
 export const BACKENDS = ['inprocess'] as const;
 
-/** What the CLI can run on here: Temporal only when TEMPORAL_ADDRESS is set. */
+/** What the CLI can run on here: the external engines this environment configures (../backends.ts). */
 export function availableBackends(): string[] {
-  return temporalAddress() ? [...BACKENDS, 'temporal'] : [...BACKENDS];
+  return [...BACKENDS, ...configuredBackends(process.env)];
 }
 
 const usage = `Usage: weft run <flow.json> [options]
@@ -34,8 +36,15 @@ Options:
   --flows <dir>              where \`spawn\` finds other flows by id (default: the flow file's folder)
   --fixtures <file>          recorded model turns to use instead of providers (see \`weft runs fixtures\`)
   --approve <stepId>=yes|no  decide an approval in advance (repeatable)
-  --backend <name>           inprocess (default) or temporal (needs TEMPORAL_ADDRESS; a worker
-                             runs in this process unless WEFT_TEMPORAL_WORKER=external)
+  --backend <name>           inprocess (default), temporal or inngest:
+                               temporal needs TEMPORAL_ADDRESS; a worker runs in this process
+                               unless WEFT_TEMPORAL_WORKER=external
+                               inngest needs INNGEST_DEV or INNGEST_BASE_URL; this process
+                               serves the function while the command lasts (on a port kept in
+                               WEFT_DATA/backends/) unless WEFT_INNGEST_SERVE=external. Set that
+                               when a \`weft serve\` on the same Inngest server and store serves
+                               it (it syncs its app again whenever it starts): two apps would
+                               each start every run
   --json                     print { "runId", "status", "output" } as the last line of stdout
                              (runId null and status "invalid" when no run could start)
 ${SERVER_USAGE}
@@ -73,10 +82,7 @@ export const runCommand: Command = {
     const backend = values.backend ?? 'inprocess';
     const backends = availableBackends();
     if (!backends.includes(backend)) {
-      const why =
-        backend === 'temporal'
-          ? ' (temporal needs TEMPORAL_ADDRESS; start a server with `weft backend up temporal`)'
-          : ' (the Inngest backend is not available in this version yet)';
+      const why = isExternalBackend(backend) ? ` (${notConfigured(backend)})` : '';
       throw new UsageError(`unknown backend '${backend}'; the CLI can run on: ${backends.join(', ')}${why}`, usage);
     }
     const presets = parseApproveFlags(values.approve ?? [], usage);
@@ -138,7 +144,8 @@ export const runCommand: Command = {
         throw error;
       }
       await rememberFlowsDir(env, runId, flowsDir);
-      if (backend === 'temporal') return await runOnTemporal(ctx, runId, flowsDir, decider, values.json === true);
+      if (isExternalBackend(backend))
+        return await runOnExternal(ctx, backend, runId, flowsDir, decider, values.json === true);
       const code = await driveRun(ctx, runId, () => ctx.runner.execute(runId), { json: values.json === true });
       const unused = decider.unused();
       if (unused.length > 0) {
@@ -158,11 +165,12 @@ export const runCommand: Command = {
 
 /**
  * The run was validated and recorded by the in-process runner's `create` (same checks, same
- * errors); its row is handed over to Temporal: re-created with backend 'temporal' under the
- * same id by `startTemporalRun`, then followed through the store's events.
+ * errors); its row is handed over to the engine: re-created with its backend under the same id
+ * by `backend.start`, then followed through the store's events.
  */
-async function runOnTemporal(
+async function runOnExternal(
   ctx: RunnerContext,
+  name: ExternalBackendName,
   runId: string,
   flowsDir: string,
   decider: CliDecider,
@@ -171,19 +179,17 @@ async function runOnTemporal(
   const record = await ctx.store.getRun(runId);
   if (!record) throw new CliError(`run ${runId} disappeared from the store`);
   await ctx.store.deleteRun(runId);
-  const session = await openTemporal({ store: ctx.store, flows: await flowSource(flowsDir) });
+  const backend = await openCliBackend(name, { store: ctx.store, flows: await flowSource(flowsDir) });
   try {
-    await startTemporalRun({
-      client: session.client,
-      store: ctx.store,
+    await backend.start({
+      runId,
       flow: record.flow as unknown as Flow,
       input: record.input,
-      runId,
       ...(record.fixtures ? { fixtures: record.fixtures as Fixtures } : {}),
     });
-    return await followTemporalRun(ctx.store, session.client, runId, { json, decider });
+    return await followExternalRun(ctx.store, backend, runId, { json, decider });
   } finally {
-    await session.close();
+    await backend.close();
   }
 }
 

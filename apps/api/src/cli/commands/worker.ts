@@ -4,10 +4,10 @@
  */
 import { createExecutorRegistry } from '@weft/adapters/executors';
 import { startTemporalWorker } from '@weft/adapters/temporal';
+import { backendSettings } from '../../backends.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { flowSource, openStoreFromEnv, readEnv } from '../context.ts';
 import { CliError, EXIT, stderr, stdout, UsageError } from '../output.ts';
-import { temporalAddress } from '../temporal.ts';
 
 const usage = `Usage: weft worker temporal [--flows <dir>]
 
@@ -36,8 +36,8 @@ export const workerCommand: Command = {
     if (args.positionals[0] !== 'temporal') {
       throw new UsageError(`unknown worker backend '${args.positionals[0]}'; available: temporal`, usage);
     }
-    const address = temporalAddress();
-    if (!address) {
+    const settings = backendSettings(process.env).temporal;
+    if (!settings) {
       throw new CliError(
         'TEMPORAL_ADDRESS is not set; point it at a Temporal frontend (e.g. the one `weft backend up temporal` prints)',
       );
@@ -46,7 +46,14 @@ export const workerCommand: Command = {
     const flows = await flowSource(args.values.flows ?? '.');
     const store = await openStoreFromEnv(env);
     try {
-      const worker = await startTemporalWorker({ address, store, executors: createExecutorRegistry(), flows });
+      const { address, namespace } = settings;
+      const worker = await startTemporalWorker({
+        address,
+        ...(namespace ? { namespace } : {}),
+        store,
+        executors: createExecutorRegistry(),
+        flows,
+      });
       stderr.write(`worker on ${address}, task queue ${worker.taskQueue}; Ctrl-C to stop\n`);
       const stop = () => void worker.shutdown();
       process.once('SIGINT', stop);

@@ -1,14 +1,15 @@
 /** `weft runs cancel <runId>`: cancels a run and its child runs. */
+import type { ExternalBackendName } from '@weft/adapters/backends';
 import type { RunStore } from '@weft/adapters/store';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner } from '../../context.ts';
+import { BACKEND_LABEL, isExternalBackend, openCliBackend } from '../../external.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
-import { connectTemporalBackend } from '../../temporal.ts';
 import { getRunOrFail } from '../../tree.ts';
 import { isFinal } from './list.ts';
 
-/** How long to wait for a worker to record the cancellation of a Temporal run. */
+/** How long to wait for the engine's side to record the cancellation of an external run. */
 const CANCEL_WAIT_MS = 10_000;
 
 const usage = `Usage: weft runs cancel <runId>
@@ -53,7 +54,7 @@ export const runsCancelCommand: Command = {
         stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
         return EXIT.ok;
       }
-      if (run.backend === 'temporal') return await cancelOnTemporal(ctx.store, run.id);
+      if (isExternalBackend(run.backend)) return await cancelOnExternal(ctx.store, run.backend, run.id);
       await ctx.runner.cancel(run.id);
       stderr.write(`${stderr.style('bold', '■ cancelled')} run ${run.id}\n`);
       return EXIT.ok;
@@ -63,9 +64,13 @@ export const runsCancelCommand: Command = {
   },
 };
 
-/** Temporal owns the run: the workflow is asked to cancel, and records run.cancelled itself when a worker runs it. */
-async function cancelOnTemporal(store: RunStore, runId: string): Promise<number> {
-  const backend = await connectTemporalBackend(store);
+/**
+ * The engine owns the run and is asked to cancel it: a Temporal workflow records run.cancelled
+ * itself when a worker next runs it; Inngest runs none of the function's code, so its backend
+ * records it at once.
+ */
+async function cancelOnExternal(store: RunStore, name: ExternalBackendName, runId: string): Promise<number> {
+  const backend = await openCliBackend(name, { store });
   try {
     await backend.cancel(runId);
   } finally {
@@ -80,6 +85,6 @@ async function cancelOnTemporal(store: RunStore, runId: string): Promise<number>
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  stderr.write(`cancellation of run ${runId} requested; Temporal ends it when a worker next runs it\n`);
+  stderr.write(`cancellation of run ${runId} requested; ${BACKEND_LABEL[name]} ends it when the run next executes\n`);
   return EXIT.ok;
 }

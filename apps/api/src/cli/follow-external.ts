@@ -1,100 +1,34 @@
 /**
- * Running flows on Temporal from the CLI: the client (TEMPORAL_ADDRESS), an in-process worker
- * for the duration of a command unless WEFT_TEMPORAL_WORKER=external says one runs elsewhere,
- * and progress rendered from the store's events (Temporal activities write them there, so the
- * CLI polls `readEvents` instead of listening to a runner). Approvals the workflow asks for are
- * recorded in the store by its activity (so `weft approve` and the parked report find them) and
- * decided by `--approve` presets through the workflow's signal; anything else parks the command.
+ * Following a run on an external engine (Temporal, Inngest) from the CLI. The engine's side
+ * writes events and approval records into the store, so progress is rendered by polling
+ * `readEvents` rather than by listening to a runner. Approvals are recorded in the store before
+ * their event (so `weft approve` and the parked report find them); `--approve` presets decide
+ * them through `backend.decide`, and anything else parks the command.
  */
 
-import { createExecutorRegistry } from '@weft/adapters/executors';
-import type { FlowSource } from '@weft/adapters/inprocess';
 import type { RunStore } from '@weft/adapters/store';
-import {
-  approveTemporalRun,
-  connectTemporal,
-  openTemporalBackend,
-  startTemporalWorker,
-  type TemporalBackend,
-  type TemporalWorkerHandle,
-} from '@weft/adapters/temporal';
 import type { RunEvent } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
-import { CliError, drain, EXIT, stderr } from './output.ts';
+import { BACKEND_LABEL, type CliBackend } from './external.ts';
+import { drain, EXIT, stderr } from './output.ts';
 import { ProgressRenderer } from './progress.ts';
 import { reportOutcome } from './report.ts';
 import { getRunOrFail, runTree, shellQuote, treeLabels } from './tree.ts';
-
-type TemporalClient = Awaited<ReturnType<typeof connectTemporal>>;
-
-export function temporalAddress(env: Record<string, string | undefined> = process.env): string | undefined {
-  return env.TEMPORAL_ADDRESS || undefined;
-}
-
-export interface TemporalSession {
-  client: TemporalClient;
-  worker: TemporalWorkerHandle | undefined;
-  close(): Promise<void>;
-}
-
-/** Connects to TEMPORAL_ADDRESS without a worker: for steering runs that workers elsewhere execute. */
-export async function connectTemporalBackend(store: RunStore): Promise<TemporalBackend> {
-  const address = temporalAddress();
-  if (!address) throw new CliError('TEMPORAL_ADDRESS is not set (start a server with: weft backend up temporal)');
-  try {
-    return await openTemporalBackend({ address, store });
-  } catch (error) {
-    throw new CliError(`cannot reach Temporal at ${address}: ${error instanceof Error ? error.message : error}`);
-  }
-}
-
-/** Connects to TEMPORAL_ADDRESS and, unless a worker runs elsewhere, starts one here. */
-export async function openTemporal(options: { store: RunStore; flows: FlowSource }): Promise<TemporalSession> {
-  const address = temporalAddress();
-  if (!address) throw new CliError('TEMPORAL_ADDRESS is not set (start a server with: weft backend up temporal)');
-  let client: TemporalClient;
-  try {
-    client = await connectTemporal({ address });
-  } catch (error) {
-    throw new CliError(`cannot reach Temporal at ${address}: ${error instanceof Error ? error.message : error}`);
-  }
-  let worker: TemporalWorkerHandle | undefined;
-  if (process.env.WEFT_TEMPORAL_WORKER !== 'external') {
-    stderr.write(stderr.style('dim', `  starting a Temporal worker in this process (${address}) for this command\n`));
-    try {
-      worker = await startTemporalWorker({
-        address,
-        store: options.store,
-        executors: createExecutorRegistry(),
-        flows: options.flows,
-      });
-    } catch (error) {
-      await client.connection.close().catch(() => undefined);
-      throw error;
-    }
-  }
-  return {
-    client,
-    worker,
-    async close() {
-      await worker?.shutdown().catch(() => undefined);
-      await client.connection.close().catch(() => undefined);
-    },
-  };
-}
 
 const POLL_MS = 100;
 /** With an approval nobody here can decide, the command parks once the run is this quiet. */
 const PARK_QUIET_MS = 1_500;
 const FINAL = new Set(['completed', 'failed', 'cancelled']);
+/** How often decisions the engine may have missed are sent again (CliBackend.redeliverDecisions). */
+const REDELIVER_EVERY_MS = 2_000;
 
 /**
- * Follows a Temporal run tree through the store until the root ends or parks, rendering
+ * Follows an external run tree through the store until the root ends or parks, rendering
  * progress; decides approvals from `decider` presets. Returns the exit code.
  */
-export async function followTemporalRun(
+export async function followExternalRun(
   store: RunStore,
-  client: TemporalClient,
+  backend: CliBackend,
   rootRunId: string,
   options: { json: boolean; decider?: CliDecider; fromCurrent?: boolean },
 ): Promise<number> {
@@ -110,10 +44,11 @@ export async function followTemporalRun(
   /** Approvals requested and not resolved, by `${runId}|${stepId}`; true once a preset decided it. */
   const pending = new Map<string, boolean>();
   let lastEventAt = Date.now();
+  let lastRedelivery = Date.now();
   const onInterrupt = () => {
     renderer.end();
     stderr.write(
-      `\n${stderr.style(['bold', 'yellow'], 'interrupted')}: run ${rootRunId} goes on in Temporal.\n` +
+      `\n${stderr.style(['bold', 'yellow'], 'interrupted')}: run ${rootRunId} goes on in ${BACKEND_LABEL[backend.name]}.\n` +
         `  stop it: weft runs cancel ${shellQuote(rootRunId)}\n`,
     );
     void drain().then(() => process.exit(EXIT.interrupted));
@@ -136,6 +71,10 @@ export async function followTemporalRun(
       if (!root || FINAL.has(root.status)) break;
       const undecided = [...pending.values()].some((decided) => !decided);
       if (undecided && Date.now() - lastEventAt >= PARK_QUIET_MS) break;
+      if (backend.redeliverDecisions && Date.now() - lastRedelivery >= REDELIVER_EVERY_MS) {
+        lastRedelivery = Date.now();
+        await backend.redeliverDecisions().catch(() => undefined);
+      }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   } finally {
@@ -151,7 +90,7 @@ export async function followTemporalRun(
     }
     const key = `${event.runId}|${'stepId' in event ? event.stepId : ''}`;
     if (event.type === 'approval.requested') {
-      // The workflow's activity recorded the request before it stored this event.
+      // The engine's side recorded the request before it stored this event.
       const record = await store.getApproval(event.runId, event.stepId);
       if (record && record.status !== 'pending') {
         pending.set(key, true);
@@ -169,7 +108,7 @@ export async function followTemporalRun(
           comment,
           at: Date.now(),
         });
-        await approveTemporalRun(client, event.runId, { stepId: event.stepId, approved: preset.approved, by, comment });
+        await backend.decide(event.runId, { stepId: event.stepId, approved: preset.approved, by, comment });
         pending.set(key, true);
       } else {
         pending.set(key, false);
