@@ -90,7 +90,23 @@ describe('weft on Temporal', () => {
   it('backend up / status / down round trip', async () => {
     const port = String(20_000 + Math.floor(Math.random() * 20_000));
     const up = await ws.cli(['backend', 'up', 'temporal', '--port', port]);
-    expect(up.stdout.trim()).toBe(`TEMPORAL_ADDRESS=127.0.0.1:${port}`);
+    expect(up.stdout.trim().split('\n')).toEqual([
+      `TEMPORAL_ADDRESS=127.0.0.1:${port}`,
+      `TEMPORAL_UI_URL=http://127.0.0.1:${Number(port) + 1000}`,
+    ]);
+    // The Web UI the run links point at is served.
+    await expect
+      .poll(
+        () =>
+          fetch(`http://127.0.0.1:${Number(port) + 1000}/`).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(200);
     expect(up.code).toBe(0);
     const status = await ws.cli(['backend', 'status']);
     expect(status.stdout).toContain(`running`);

@@ -50,13 +50,15 @@ export async function freePort(): Promise<number> {
 export async function devServerArgs(options: {
   port: number;
   uiPort?: number;
+  /** Serve the Temporal Web UI on `uiPort` (tests run headless). */
+  ui?: boolean;
   dbFile?: string;
   logLevel: 'error' | 'warn';
 }): Promise<string[]> {
   return [
     'server',
     'start-dev',
-    '--headless',
+    ...(options.ui ? [] : ['--headless']),
     '--ip',
     '127.0.0.1',
     '--port',

@@ -17,7 +17,8 @@ import { CliError, EXIT, stderr, stdout, UsageError } from '../output.ts';
 const usage = `Usage: weft backend up|down|status [temporal|inngest] [--port <n>]
 
   up temporal     build the Temporal dev server if needed, start it on 127.0.0.1 and print
-                  TEMPORAL_ADDRESS=… (its database persists in WEFT_DATA/backends/)
+                  TEMPORAL_ADDRESS=… and TEMPORAL_UI_URL=… (its Web UI, on the port + 1000;
+                  its database persists in WEFT_DATA/backends/)
   up inngest      build the Inngest dev server if needed, start it on 127.0.0.1 and print
                   INNGEST_DEV=1 and INNGEST_BASE_URL=… (its state lives in memory)
   down <name>     stop it
@@ -42,7 +43,9 @@ const DEV_SERVERS: Record<ExternalBackendName, DevServer> = {
   temporal: {
     defaultPort: 7233,
     binary: temporalBinary,
-    args: (port, dir) => temporalArgs({ port, dbFile: join(dir, 'temporal.db'), logLevel: 'warn' }),
+    // The Web UI on port + 1000 (7233 → 8233, Temporal's own convention): runs link to it.
+    args: (port, dir) =>
+      temporalArgs({ port, uiPort: port + 1000, ui: true, dbFile: join(dir, 'temporal.db'), logLevel: 'warn' }),
     address: (port) => `127.0.0.1:${port}`,
     async ready(address) {
       try {
@@ -57,7 +60,10 @@ const DEV_SERVERS: Record<ExternalBackendName, DevServer> = {
         return false;
       }
     },
-    settings: (address) => [`TEMPORAL_ADDRESS=${address}`],
+    settings: (address) => [
+      `TEMPORAL_ADDRESS=${address}`,
+      `TEMPORAL_UI_URL=http://127.0.0.1:${Number(address.split(':').at(-1)) + 1000}`,
+    ],
   },
   inngest: {
     defaultPort: 8288,
