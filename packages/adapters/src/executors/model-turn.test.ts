@@ -235,7 +235,9 @@ describe('local: provider over real HTTP', () => {
     const { output, deltas } = await run(turn({ model: 'local:fast' }), env);
     expect(output.text).toBe(Array.from({ length: 500 }, (_, i) => `t${i} `).join(''));
     expect(deltas.join('')).toBe(output.text);
-    expect(deltas.length).toBeLessThanOrEqual(5);
+    // Batched by time (delta-batcher.test.ts pins the window exactly): on a quiet machine the 500
+    // tokens arrive in ~2 emits, on a loaded one in a few more — never anywhere near one each.
+    expect(deltas.length).toBeLessThanOrEqual(50);
   });
 
   it('fails an HTTP 500 once, retryably, naming provider and model (the SDK does not retry)', async () => {
