@@ -4,11 +4,11 @@
  * free ports with discovery and polling off (apps sync themselves with a PUT to their serve
  * endpoint), stopped with SIGTERM (then SIGKILL).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from '../temporal/test-server.ts';
+import { freePort, startDevProcess } from '../backends/dev-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENSURE_SCRIPT = `${ROOT}scripts/ensure-inngest.sh`;
@@ -56,56 +56,17 @@ export async function devServerArgs(options: { port: number; tickMs?: number; sd
 export async function startInngestDevServer(
   options: { startTimeoutMs?: number; tickMs?: number } = {},
 ): Promise<InngestDevServer> {
-  const binary = await inngestBinary();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(binary, await devServerArgs({ port, ...(options.tickMs ? { tickMs: options.tickMs } : {}) }), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  try {
-    await waitReady(url, options.startTimeoutMs ?? 60_000, exited, () => stderr);
-  } catch (error) {
-    await stop(child, exited);
-    throw error;
-  }
-  return { url, stop: () => stop(child, exited) };
-}
-
-async function waitReady(
-  url: string,
-  timeoutMs: number,
-  exited: Promise<number | null>,
-  stderr: () => string,
-): Promise<void> {
-  let gone: number | null | undefined;
-  void exited.then((code) => {
-    gone = code;
-  });
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (gone !== undefined) throw new Error(`inngest dev server exited (${gone}) while starting: ${stderr()}`);
-    try {
+  const server = await startDevProcess({
+    name: `inngest dev server on ${url}`,
+    binary: await inngestBinary(),
+    args: await devServerArgs({ port, ...(options.tickMs ? { tickMs: options.tickMs } : {}) }),
+    timeoutMs: options.startTimeoutMs ?? 60_000,
+    async ready() {
       const response = await fetch(`${url}/health`);
-      if (response.ok) return;
-      last = new Error(`health ${response.status}`);
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`inngest dev server on ${url} not ready within ${timeoutMs} ms: ${String(last)} ${stderr()}`);
-}
-
-async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+      if (!response.ok) throw new Error(`health ${response.status}`);
+    },
+  });
+  return { url, stop: () => server.stop() };
 }

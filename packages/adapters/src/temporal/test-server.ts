@@ -3,12 +3,14 @@
  * free ports, an in-memory database, stopped with SIGTERM (then SIGKILL). The binary is built
  * once from the Go module proxy by scripts/ensure-temporal.sh and cached under .tools/bin.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { freePort, startDevProcess } from '../backends/dev-process.ts';
+
+export { freePort };
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENSURE_SCRIPT = `${ROOT}scripts/ensure-temporal.sh`;
@@ -28,18 +30,6 @@ export interface TemporalDevServer {
   readonly address: string;
   readonly namespace: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -75,62 +65,22 @@ export async function devServerArgs(options: {
 }
 
 export async function startTemporalDevServer(options: { startTimeoutMs?: number } = {}): Promise<TemporalDevServer> {
-  const binary = await temporalBinary();
   const [port, uiPort] = [await freePort(), await freePort()];
   const address = `127.0.0.1:${port}`;
   const namespace = 'default';
-  const child = spawn(binary, await devServerArgs({ port, uiPort, logLevel: 'error' }), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  try {
-    await waitReady(address, namespace, options.startTimeoutMs ?? 60_000, exited, () => stderr);
-  } catch (error) {
-    await stop(child, exited);
-    throw error;
-  }
-  return { address, namespace, stop: () => stop(child, exited) };
-}
-
-async function waitReady(
-  address: string,
-  namespace: string,
-  timeoutMs: number,
-  exited: Promise<number | null>,
-  stderr: () => string,
-): Promise<void> {
-  let gone: number | null | undefined;
-  void exited.then((code) => {
-    gone = code;
-  });
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (gone !== undefined) throw new Error(`temporal server exited (${gone}) while starting: ${stderr()}`);
-    try {
+  const server = await startDevProcess({
+    name: `temporal server on ${address}`,
+    binary: await temporalBinary(),
+    args: await devServerArgs({ port, uiPort, logLevel: 'error' }),
+    timeoutMs: options.startTimeoutMs ?? 60_000,
+    async ready() {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.describeNamespace({ namespace });
-        return;
       } finally {
         await connection.close();
       }
-    } catch (error) {
-      last = error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  throw new Error(`temporal server on ${address} not ready within ${timeoutMs} ms: ${String(last)} ${stderr()}`);
-}
-
-async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+    },
+  });
+  return { address, namespace, stop: () => server.stop() };
 }
