@@ -63,8 +63,17 @@ describe('build, fix, save, run and approve a flow in the editor', () => {
       const code = page
         .getByRole('region', { name: 'Inspector' })
         .getByRole('textbox', { name: 'Source (JavaScript)' });
-      await code.fill(source);
-      await expect.poll(() => code.textContent()).toBe(source);
+      // The code editor loads lazily; a fill that lands before it has taken over is lost, so
+      // fill again until the editor shows the source (a busy machine can take seconds).
+      await expect
+        .poll(
+          async () => {
+            if ((await code.textContent()) !== source) await code.fill(source);
+            return code.textContent();
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(source);
     };
 
     // A new flow, emptied: its starter llm is deleted, leaving Start → End.
