@@ -31,11 +31,12 @@ import {
 } from './scenarios/durable.ts';
 import { agentInMemory, sequentialInMemory } from './scenarios/memory.ts';
 import { parkedRuns } from './scenarios/parked.ts';
+import { sandboxCalls } from './scenarios/sandbox.ts';
 
 const SIZES: Sizes = { steps: 1_000, fanOut: 256, turns: 20, parked: 1_000 };
 const FULL: Plan = { warmup: 2, warmupMs: 500, rounds: 5, minMs: 1_000 };
 const QUICK: Plan = { warmup: 1, warmupMs: 100, rounds: 1, minMs: 0 };
-const GROUPS = ['1', '2', '3', '4', '5', '6'] as const;
+const GROUPS = ['1', '2', '3', '4', '5', '6', '7'] as const;
 
 // Row 6 needs global.gc: without --expose-gc, run this same script again with it.
 if (!hasGc()) {
@@ -57,7 +58,7 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   console.log(
-    'usage: node bench/engine.ts [--quick] [--no-pg] [--only 1,2,…,6]   (DATABASE_URL selects the PostgreSQL server)',
+    'usage: node bench/engine.ts [--quick] [--no-pg] [--only 1,2,…,7]   (DATABASE_URL selects the PostgreSQL server)',
   );
   process.exit(0);
 }
@@ -149,6 +150,10 @@ async function main(): Promise<void> {
     if (run.has('6')) {
       ctx.progress('6  parked runs, SQLite');
       rows.push(...(await parkedRuns(ctx)));
+    }
+    if (run.has('7')) {
+      ctx.progress('7  code step in the sandbox');
+      rows.push(await sandboxCalls(ctx));
     }
 
     const mode = args.quick
