@@ -1,5 +1,6 @@
 /** CodeMirror is loaded on first use (its own chunk); until then, and if it fails to load, plain text. */
-import { Component, lazy, type ReactNode, Suspense } from 'react';
+import { lazy } from 'react';
+import { LoadOrFallback } from '../components/LoadOrFallback.tsx';
 
 const CodePreview = lazy(() => import('./CodePreview.tsx').then((module) => ({ default: module.CodePreview })));
 
@@ -21,23 +22,11 @@ function PlainCode({ label, value }: Props) {
   );
 }
 
-class Fallback extends Component<{ fallback: ReactNode; children: ReactNode }, { failed: boolean }> {
-  override state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  override render() {
-    return this.state.failed ? this.props.fallback : this.props.children;
-  }
-}
-
 export function LazyCodePreview(props: Props) {
   const plain = <PlainCode {...props} />;
   return (
-    <Fallback fallback={plain}>
-      <Suspense fallback={plain}>
-        <CodePreview {...props} />
-      </Suspense>
-    </Fallback>
+    <LoadOrFallback fallback={plain}>
+      <CodePreview {...props} />
+    </LoadOrFallback>
   );
 }

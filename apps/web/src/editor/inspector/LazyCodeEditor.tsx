@@ -1,5 +1,6 @@
 /** CodeMirror is loaded on first use (its own chunk); until then, and if it fails to load, a monospace textarea. */
-import { Component, lazy, type ReactNode, Suspense, useId } from 'react';
+import { lazy, useId } from 'react';
+import { LoadOrFallback } from '../../components/LoadOrFallback.tsx';
 
 const CodeEditor = lazy(() => import('./CodeEditor.tsx').then((module) => ({ default: module.CodeEditor })));
 
@@ -27,23 +28,11 @@ function PlainCode({ label, value, onChange }: Props) {
   );
 }
 
-class Fallback extends Component<{ fallback: ReactNode; children: ReactNode }, { failed: boolean }> {
-  override state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  override render() {
-    return this.state.failed ? this.props.fallback : this.props.children;
-  }
-}
-
 export function LazyCodeEditor(props: Props) {
   const plain = <PlainCode {...props} />;
   return (
-    <Fallback fallback={plain}>
-      <Suspense fallback={plain}>
-        <CodeEditor {...props} />
-      </Suspense>
-    </Fallback>
+    <LoadOrFallback fallback={plain}>
+      <CodeEditor {...props} />
+    </LoadOrFallback>
   );
 }
