@@ -10,7 +10,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '@weft/adapters/temporal';
+import { freePort } from '@weft/adapters/backends';
 
 export interface InngestServing {
   /** http://127.0.0.1:<port>: the app's URL, whether this process or another one listens there. */
@@ -55,23 +55,19 @@ export async function serveInngestFunction(options: {
       server.once('listening', onListening);
       server.listen(port, '127.0.0.1');
     });
-  const attempt = async () => {
+  /** Listens now, or retries until the command holding the port lets go of it. */
+  const attempt = async (first: boolean) => {
     if (closed) return;
-    if (await listen().catch(() => false)) {
+    // The first try reports a real failure (not a busy port) to the caller; retries only retry.
+    if (first ? await listen() : await listen().catch(() => false)) {
       listening = true;
       options.onListening(origin);
     } else if (!closed) {
-      retry = setTimeout(() => void attempt(), RETRY_LISTEN_MS);
+      retry = setTimeout(() => void attempt(false), RETRY_LISTEN_MS);
       retry.unref();
     }
   };
-  if (await listen()) {
-    listening = true;
-    options.onListening(origin);
-  } else {
-    retry = setTimeout(() => void attempt(), RETRY_LISTEN_MS);
-    retry.unref();
-  }
+  await attempt(true);
   return {
     origin,
     listening: () => listening,

@@ -1,3 +1,4 @@
+export { freePort } from './dev-process.ts';
 export type {
   ExternalBackend,
   ExternalBackendName,

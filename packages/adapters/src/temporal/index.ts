@@ -10,7 +10,6 @@ export {
 } from './client.ts';
 export {
   devServerArgs,
-  freePort,
   startTemporalDevServer,
   type TemporalDevServer,
   temporalBinary,

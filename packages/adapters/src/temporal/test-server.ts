@@ -10,8 +10,6 @@ import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { freePort, startDevProcess } from '../backends/dev-process.ts';
 
-export { freePort };
-
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENSURE_SCRIPT = `${ROOT}scripts/ensure-temporal.sh`;
 
