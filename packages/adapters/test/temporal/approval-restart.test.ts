@@ -4,38 +4,24 @@
  * starts, the decision is signalled through the client helper, and the run completes with it.
  * The step before the approval is not executed again: its completed activity is replayed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
-import { approveTemporalRun, awaitTemporalRun, connectTemporal, startTemporalRun } from '../../src/temporal/client.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/test-server.ts';
+import { approveTemporalRun, awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
+import type { TemporalDevServer } from '../../src/temporal/test-server.ts';
 import { approvalFlow } from '../fixtures/flows.ts';
-import { completedCallSteps, killAllWorkerChildren, startWorkerChild } from './support.ts';
+import { closeTestbed, completedCallSteps, openTestbed, startWorkerChild } from './support.ts';
 
 let server: TemporalDevServer | undefined;
 let store: RunStore;
 let client: Client;
 let dir: string;
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  server = await startTemporalDevServer();
-  dir = mkdtempSync(join(tmpdir(), 'weft-temporal-approval-'));
-  store = await openSqliteStore(join(dir, 'weft.db'));
-  client = await connectTemporal({ address: server.address });
+  ({ server, store, client, dir } = await openTestbed('weft-temporal-approval-'));
 }, 15 * 60_000);
-afterAll(async () => {
-  await killAllWorkerChildren();
-  await client?.connection.close();
-  await store?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+afterAll(() => closeTestbed({ server, store, client, dir }), 30_000);
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

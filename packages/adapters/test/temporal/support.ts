@@ -1,11 +1,45 @@
-/** Shared by the Temporal process-level tests: a worker child process and history decoding. */
+/**
+ * Shared by the Temporal process-level tests: the real dev server with a store and a client, a
+ * worker child process, and history decoding.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { openSqliteStore } from '../../src/store/index.ts';
+import type { RunStore } from '../../src/store/types.ts';
+import { connectTemporal } from '../../src/temporal/client.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/test-server.ts';
 import type { TemporalWorkerConfig } from '../fixtures/temporal-worker.ts';
+
+export interface Testbed {
+  server: TemporalDevServer;
+  store: RunStore;
+  client: Client;
+  dir: string;
+}
+
+/** A dev server, a SQLite store in a temp dir (`prefix`) that worker children share, and a client. */
+export async function openTestbed(prefix: string): Promise<Testbed> {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const server = await startTemporalDevServer();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store = await openSqliteStore(join(dir, 'weft.db'));
+  const client = await connectTemporal({ address: server.address });
+  return { server, store, client, dir };
+}
+
+/** Kills every worker child, then closes what openTestbed opened (whatever of it was opened). */
+export async function closeTestbed(bed: Partial<Testbed>): Promise<void> {
+  await killAllWorkerChildren();
+  await bed.client?.connection.close();
+  await bed.store?.close();
+  await bed.server?.stop();
+  if (bed.dir) rmSync(bed.dir, { recursive: true, force: true });
+}
 
 const WORKER = fileURLToPath(new URL('../fixtures/temporal-worker.ts', import.meta.url));
 

@@ -10,21 +10,17 @@
  * scheduled with a heartbeatTimeout (workflows.ts): Temporal times the dead attempt out after
  * that, not after the step's 10-minute startToClose, and the retry runs on the new worker.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Json } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childRunId } from '../../src/inprocess/children.ts';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
-import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../../src/temporal/client.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/test-server.ts';
+import { awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
+import type { TemporalDevServer } from '../../src/temporal/test-server.ts';
 import { CRASH_MARKS, crashFixtures, crashFlow } from '../fixtures/flows.ts';
-import { completedCallSteps, killAllWorkerChildren, readLog, startWorkerChild } from './support.ts';
+import { closeTestbed, completedCallSteps, openTestbed, readLog, startWorkerChild } from './support.ts';
 
 const MARK_SPEC = {
   mark: {
@@ -42,19 +38,9 @@ let store: RunStore;
 let client: Client;
 let dir: string;
 beforeAll(async () => {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  server = await startTemporalDevServer();
-  dir = mkdtempSync(join(tmpdir(), 'weft-temporal-crash-'));
-  store = await openSqliteStore(join(dir, 'weft.db'));
-  client = await connectTemporal({ address: server.address });
+  ({ server, store, client, dir } = await openTestbed('weft-temporal-crash-'));
 }, 15 * 60_000);
-afterAll(async () => {
-  await killAllWorkerChildren();
-  await client?.connection.close();
-  await store?.close();
-  await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
+afterAll(() => closeTestbed({ server, store, client, dir }), 30_000);
 
 /** Log ids as the crash fixtures name them: the child's with a "child:" prefix. */
 function logIdsOf(runId: string, lines: { runId: string; id: string }[]): string[] {
