@@ -35,6 +35,7 @@ export {
   renderEvents,
 } from './events.ts';
 export { DEMO_API_DEFAULT_BASE, type Example, loadExamples, withApiBase } from './examples.ts';
+export { inProcessConformanceAdapter } from './inprocess-adapter.ts';
 
 export interface ConformanceOptions {
   /** Per case, from start to the last check. Default 20 s. */

@@ -12,9 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceAdapter } from '@weft/adapters/conformance';
-import { defineConformanceSuite, loadExamples } from '@weft/adapters/conformance';
-import { createExecutorRegistry } from '@weft/adapters/executors';
-import { InProcessRunner, memoryFlowSource, type RunOutcome } from '@weft/adapters/inprocess';
+import { defineConformanceSuite, inProcessConformanceAdapter, loadExamples } from '@weft/adapters/conformance';
 import { openSqliteStore } from '@weft/adapters/store';
 import { type CodeFirstFlow, isCodeFirstFlow, runCodeFirst } from '@weft/engine';
 import { afterAll, describe } from 'vitest';
@@ -42,56 +40,19 @@ function codeFirstAdapter(): () => Promise<ConformanceAdapter> {
   return async () => {
     const codeFlows = await exportedFlows();
     const dir = join(tmpdir(), `weft-codegen-${process.pid}`);
-    const store = await openSqliteStore(join(dir, 'weft.db'));
-    const runners: InProcessRunner[] = [];
-    const executions = new Map<string, { runner: InProcessRunner; execution: Promise<RunOutcome> }>();
-    const tracked = (runId: string) => executions.get(runId)!;
-    return {
+    return inProcessConformanceAdapter({
       name: 'weft export on inprocess',
-      async start({ flow, flows, input, fixtures }) {
-        const runner = new InProcessRunner({
-          store,
-          executors: createExecutorRegistry({ http: { allowPrivateNetwork: true } }),
-          flows: memoryFlowSource(flows),
-          // The run (and every child run it spawns) executes the exported TypeScript, not the IR.
-          interpret: (irFlow, runInput, host, options) => {
-            const code = codeFlows.get(irFlow.id);
-            if (!code) throw new Error(`no exported module for ${irFlow.id}`);
-            return runCodeFirst(code, runInput, host, options);
-          },
-        });
-        runners.push(runner);
-        const runId = await runner.create(flow, input, { fixtures });
-        const execution = runner.execute(runId);
-        execution.catch(() => {});
-        executions.set(runId, { runner, execution });
-        return { runId };
+      store: await openSqliteStore(join(dir, 'weft.db')),
+      runner: {
+        // The run (and every child run it spawns) executes the exported TypeScript, not the IR.
+        interpret: (irFlow, runInput, host, options) => {
+          const code = codeFlows.get(irFlow.id);
+          if (!code) throw new Error(`no exported module for ${irFlow.id}`);
+          return runCodeFirst(code, runInput, host, options);
+        },
       },
-      async decide(runId, stepId, decision) {
-        const entry = tracked(runId);
-        const previous = entry.execution;
-        const resumed = entry.runner.approve(runId, stepId, decision).then(({ outcome }) => outcome);
-        entry.execution = Promise.allSettled([previous, resumed]).then(() => resumed);
-        entry.execution.catch(() => {});
-      },
-      async waitForEnd(runId) {
-        await tracked(runId).execution.catch(() => {});
-        for (const started = Date.now(); Date.now() - started < 15_000; ) {
-          const run = await store.getRun(runId);
-          if (run && ['completed', 'failed', 'cancelled'].includes(run.status))
-            return { status: run.status, output: run.output, error: run.error };
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        throw new Error(`run ${runId} did not end within 15 s`);
-      },
-      events: (runId) => store.readEvents(runId),
-      async close() {
-        await Promise.allSettled([...executions.values()].map((entry) => entry.execution));
-        for (const runner of runners) await runner.close();
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    });
   };
 }
 
