@@ -93,7 +93,15 @@ export class InProcessRunner {
   async create(
     doc: unknown,
     input: Json,
-    options: StartOptions & { parentRunId?: string; parentStepId?: string } = {},
+    options: StartOptions & {
+      parentRunId?: string;
+      parentStepId?: string;
+      /**
+       * The engine that will execute the run (default: this runner). Another engine's run is
+       * validated and recorded here, with the same checks and errors, then handed to it.
+       */
+      backend?: string;
+    } = {},
   ): Promise<string> {
     const flow = await this.#validated(doc);
     checkInputSize(input, this.#options.maxInputBytes);
@@ -106,7 +114,7 @@ export class InProcessRunner {
       flowVersion: flow.version ?? 1,
       flow: flow as unknown as Json,
       input,
-      backend: 'inprocess',
+      backend: options.backend ?? 'inprocess',
       fixtures: (options.fixtures ?? null) as Json,
       parentRunId: options.parentRunId ?? null,
       parentStepId: options.parentStepId ?? null,

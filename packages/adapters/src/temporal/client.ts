@@ -27,16 +27,18 @@ export interface StartTemporalRunOptions {
 export async function startTemporalRun(options: StartTemporalRunOptions): Promise<{ runId: string }> {
   const { client, store, flow, input } = options;
   const runId = options.runId ?? `run_${crypto.randomUUID()}`;
-  await store.createRun({
-    id: runId,
-    flowId: flow.id,
-    flowVersion: flow.version ?? 1,
-    flow: flow as unknown as Json,
-    input,
-    backend: 'temporal',
-    status: 'running',
-    ...(options.fixtures ? { fixtures: options.fixtures as Json } : {}),
-  });
+  // Recorded already when the in-process runner's create validated it for this engine.
+  if (!(await store.getRun(runId)))
+    await store.createRun({
+      id: runId,
+      flowId: flow.id,
+      flowVersion: flow.version ?? 1,
+      flow: flow as unknown as Json,
+      input,
+      backend: 'temporal',
+      status: 'running',
+      ...(options.fixtures ? { fixtures: options.fixtures as Json } : {}),
+    });
   const args: WeftFlowArgs = {
     runId,
     flow,

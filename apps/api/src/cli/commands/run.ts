@@ -125,7 +125,10 @@ export const runCommand: Command = {
     try {
       let runId: string;
       try {
-        runId = await ctx.runner.create(doc, input, fixtures ? { fixtures } : {});
+        runId = await ctx.runner.create(doc, input, {
+          ...(fixtures ? { fixtures } : {}),
+          ...(isExternalBackend(backend) ? { backend } : {}),
+        });
       } catch (error) {
         // Scripts reading the last stdout line learn that no run started, and why.
         if (values.json) {
@@ -164,9 +167,9 @@ export const runCommand: Command = {
 };
 
 /**
- * The run was validated and recorded by the in-process runner's `create` (same checks, same
- * errors); its row is handed over to the engine: re-created with its backend under the same id
- * by `backend.start`, then followed through the store's events.
+ * The run was validated and recorded for the engine by the in-process runner's `create` (same
+ * checks, same errors); `backend.start` starts it there under the same id, then it is followed
+ * through the store's events.
  */
 async function runOnExternal(
   ctx: RunnerContext,
@@ -178,15 +181,22 @@ async function runOnExternal(
 ): Promise<number> {
   const record = await ctx.store.getRun(runId);
   if (!record) throw new CliError(`run ${runId} disappeared from the store`);
-  await ctx.store.deleteRun(runId);
-  const backend = await openCliBackend(name, { store: ctx.store, flows: await flowSource(flowsDir) });
+  /** The engine never got the run: it ends failed rather than `running` forever. */
+  const refused = async (error: unknown): Promise<never> => {
+    const message = `${name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`;
+    await ctx.store.updateRun(runId, { status: 'failed', error: { name: 'BackendError', message } });
+    throw error;
+  };
+  const backend = await openCliBackend(name, { store: ctx.store, flows: await flowSource(flowsDir) }).catch(refused);
   try {
-    await backend.start({
-      runId,
-      flow: record.flow as unknown as Flow,
-      input: record.input,
-      ...(record.fixtures ? { fixtures: record.fixtures as Fixtures } : {}),
-    });
+    await backend
+      .start({
+        runId,
+        flow: record.flow as unknown as Flow,
+        input: record.input,
+        ...(record.fixtures ? { fixtures: record.fixtures as Fixtures } : {}),
+      })
+      .catch(refused);
     return await followExternalRun(ctx.store, backend, runId, { json, decider });
   } finally {
     await backend.close();

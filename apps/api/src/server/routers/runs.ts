@@ -89,17 +89,25 @@ export function executeInBackground(ctx: ApiContext, id: string): void {
   );
 }
 
-/** A run validated and recorded by the runner's create, handed over to an external engine under the same id. */
+/**
+ * A run validated and recorded by the runner's create (with the engine's name as its backend),
+ * started on that engine under the same id. If the engine refuses it, the run ends failed.
+ */
 async function handOver(ctx: ApiContext, id: string, external: ExternalBackend): Promise<void> {
   const run = await ctx.services.store.getRun(id);
-  await ctx.services.store.deleteRun(id);
   if (!run) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `run ${id} disappeared` });
-  await external.start({
-    runId: id,
-    flow: run.flow as unknown as Flow,
-    input: run.input,
-    ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-  });
+  try {
+    await external.start({
+      runId: id,
+      flow: run.flow as unknown as Flow,
+      input: run.input,
+      ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
+    });
+  } catch (error) {
+    const message = `${external.name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`;
+    await ctx.services.store.updateRun(id, { status: 'failed', error: { name: 'BackendError', message } });
+    throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message });
+  }
 }
 
 export const runsRouter = router({
@@ -130,11 +138,10 @@ export const runsRouter = router({
       }
       let id: string;
       try {
-        id = await ctx.services.runner.create(
-          record.doc,
-          (input.input ?? {}) as Json,
-          input.fixtures ? { fixtures: input.fixtures as never } : {},
-        );
+        id = await ctx.services.runner.create(record.doc, (input.input ?? {}) as Json, {
+          ...(input.fixtures ? { fixtures: input.fixtures as never } : {}),
+          ...(external ? { backend: external.name } : {}),
+        });
       } catch (error) {
         throw creationError(error);
       }
@@ -202,19 +209,18 @@ export const runsRouter = router({
 
   rerun: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);
+    // On the engine the original ran on, when this server still has it.
+    const external = ctx.services.backends.get(run.backend as ExternalBackendName);
     let id: string;
     try {
       // The pinned snapshot: the same flow version, whatever was saved since.
-      id = await ctx.services.runner.create(
-        run.flow,
-        run.input,
-        run.fixtures ? { fixtures: run.fixtures as never } : {},
-      );
+      id = await ctx.services.runner.create(run.flow, run.input, {
+        ...(run.fixtures ? { fixtures: run.fixtures as never } : {}),
+        ...(external ? { backend: external.name } : {}),
+      });
     } catch (error) {
       throw creationError(error);
     }
-    // On the engine the original ran on, when this server still has it.
-    const external = ctx.services.backends.get(run.backend as ExternalBackendName);
     if (external) await handOver(ctx, id, external);
     else executeInBackground(ctx, id);
     return { runId: id };
