@@ -15,6 +15,7 @@ export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
 export { checkInput, type InputIssue } from './ir/input-schema.ts';
 export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';
+export { isCredentialHeader, REDACTED } from './steps/http.ts';
 export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';
 export { formatPath, type ValidationIssue } from './validate/issues.ts';
 export { type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';

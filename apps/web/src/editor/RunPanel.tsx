@@ -4,7 +4,7 @@
  * then follow the run's event stream: the store folds each event, and nodes light up through
  * their selector hooks.
  */
-import type { Json } from '@weft/engine';
+import { type Json, stepOf } from '@weft/engine';
 import { type ChangeEvent, useEffect, useState } from 'react';
 import { useToast } from '../components/Toasts.tsx';
 import { useFollowRun } from '../runs/follow-run.ts';
@@ -238,7 +238,7 @@ export function RunPanel() {
       : active
         ? 'A run is in progress'
         : null;
-  const waiting = run ? run.state.order.filter((id) => run.state.steps[id]?.status === 'waiting') : [];
+  const waiting = run ? run.state.order.filter((id) => stepOf(run.state, id)?.status === 'waiting') : [];
 
   return (
     <section className="run-panel" aria-label="Run">

@@ -11,7 +11,7 @@ export function StepRunDetails({ nodeId }: { nodeId: string }) {
     <div className="run-details">
       <h3 className="panel-subtitle">In this run</h3>
       {stepIds.map((stepId) => {
-        const step = steps[stepId];
+        const step = Object.hasOwn(steps, stepId) ? steps[stepId] : undefined;
         if (!step) return null;
         return (
           <details key={stepId} className="run-step" open={stepIds.length === 1}>

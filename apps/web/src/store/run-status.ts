@@ -5,14 +5,16 @@
  * `fanout.a/fetch`, `each[2]/summarize`); each is drawn on the graph node of its innermost
  * segment that is a node (so an agent's model turns light up the agent's node).
  */
-import { applyEvent, type RunEvent, type RunState, type StepStatus } from '@weft/engine';
+import { applyEvent, type RunEvent, type RunState, type StepStatus, stepOf } from '@weft/engine';
 
 /** Folds one event without mutating `prev`. Events at or before `prev.seq` are ignored (a resumed stream). */
 export function foldEvent(prev: RunState, event: RunEvent): RunState {
   if (event.seq <= prev.seq && event.type !== 'step.delta') return prev;
-  const next: RunState = { ...prev, steps: { ...prev.steps }, order: [...prev.order] };
+  // Step and node ids are chosen by flow authors (`toString` is a fine id): maps keyed by them
+  // have no prototype, so nothing inherited is ever mistaken for an entry.
+  const next: RunState = { ...prev, steps: Object.assign(Object.create(null), prev.steps), order: [...prev.order] };
   if ('stepId' in event) {
-    const step = next.steps[event.stepId];
+    const step = stepOf(next, event.stepId);
     if (step) next.steps[event.stepId] = { ...step };
   }
   return applyEvent(next, event);
@@ -55,10 +57,10 @@ const RANK: Record<StepStatus, number> = { completed: 0, running: 1, retrying: 2
 
 /** Per graph node: its aggregated status, streamed text and step ids. */
 export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Record<string, NodeRun> {
-  const out: Record<string, NodeRun> = {};
-  const worst: Record<string, StepStatus> = {};
+  const out: Record<string, NodeRun> = Object.create(null);
+  const worst: Record<string, StepStatus> = Object.create(null);
   for (const stepId of state.order) {
-    const step = state.steps[stepId];
+    const step = stepOf(state, stepId);
     if (!step) continue;
     const nodeId = nodeIdsOfStep(stepId).find((id) => nodeIds.has(id));
     if (!nodeId) continue;
@@ -77,7 +79,7 @@ export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Recor
   for (const [nodeId, entry] of Object.entries(out)) {
     // The node's own step decides once it has ended; while it runs (or for the iterations of a
     // body step, which have no own step) the busiest of its steps shows.
-    const own = state.steps[nodeId]?.status;
+    const own = stepOf(state, nodeId)?.status;
     entry.status = own !== undefined && own !== 'running' ? own : (worst[nodeId] ?? 'running');
     entry.durationMs = durationOf(state, entry.stepIds, nodeId);
   }
@@ -99,7 +101,7 @@ function durationOf(state: RunState, stepIds: readonly string[], nodeId: string)
   let count = 0;
   for (const stepId of stepIds) {
     if (nodeIdsOfStep(stepId)[0] !== nodeId || stepId.split('/').at(-1)?.includes('#')) continue;
-    const step = state.steps[stepId];
+    const step = stepOf(state, stepId);
     if (!step) continue;
     if (step.status !== 'completed' && step.status !== 'failed') return null;
     if (step.startedAt === null || step.endedAt === null) return step.durationMs;

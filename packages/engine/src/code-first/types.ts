@@ -92,6 +92,8 @@ export interface ParallelConfig extends StepOptions {
 }
 export interface MapConfig extends StepOptions {
   items: readonly unknown[];
+  /** The item's name in the flow's expressions (IR `as`); the body receives it as `item` either way. */
+  as?: string;
   concurrency?: number;
   steps: Body<MapBodyContext>;
 }

@@ -4,7 +4,7 @@ import { testFlow } from '../test-support/flows.ts';
 import { MemoryHost } from '../test-support/memory-host.ts';
 import { createExecutor } from '../test-support/model.ts';
 import type { RunEvent, RunEventInput } from './events.ts';
-import { applyEvent, initialRunState, runState } from './reducer.ts';
+import { applyEvent, initialRunState, runState, stepOf } from './reducer.ts';
 
 /** Stamps inputs as a store would: seq from 1, `at` from the given clock readings. */
 function stamp(events: readonly RunEventInput[], at: readonly number[] = []): RunEvent[] {
@@ -262,3 +262,42 @@ describe('runState over a real run', () => {
     expect(state.steps['agent/llm#1']!.usage).toEqual({ inputTokens: 3, outputTokens: 1, totalTokens: 4 });
   });
 });
+
+describe('runState: step ids that are names of Object.prototype members', () => {
+  const names = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__proto__', 'constructor'];
+
+  it('keeps each as a step of its own and never writes to Object.prototype', () => {
+    const events = names.flatMap((id) => [
+      started(id, 'transform'),
+      { type: 'step.completed', stepId: id, output: { id } } as RunEventInput,
+    ]);
+    const state = runState(stamp([runStarted, ...events]));
+    expect(state.order).toEqual(names);
+    expect(Object.keys(state.steps)).toEqual(names);
+    for (const id of names) expect(stepOf(state, id)).toMatchObject({ status: 'completed', output: { id } });
+    expect(Object.getOwnPropertyNames(Object.prototype).filter((name) => !BUILT_IN.has(name))).toEqual([]);
+    expect(({} as Record<string, unknown>).status).toBeUndefined();
+  });
+
+  it('does not mistake an inherited member for a step that has not started', () => {
+    const state = runState(stamp([runStarted]));
+    expect(stepOf(state, 'toString')).toBeUndefined();
+    // A state that went through JSON (the API, the browser) is read the same way.
+    expect(stepOf(JSON.parse(JSON.stringify(state)), 'toString')).toBeUndefined();
+  });
+
+  it('runs a flow whose step ids are prototype member names and reports every step', async () => {
+    const flow = testFlow([
+      { id: 'toString', type: 'transform', value: 1 },
+      { id: 'valueOf', type: 'transform', value: 2 },
+      { id: 'sum', type: 'transform', value: '=steps.toString.output + steps.valueOf.output' },
+    ]);
+    const host = new MemoryHost();
+    expect(await interpret(flow, null, host)).toBe(3);
+    const state = runState(stamp(host.events));
+    expect(state.order).toEqual(['toString', 'valueOf', 'sum']);
+    expect(Object.values(state.steps).map((step) => step.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+});
+
+const BUILT_IN = new Set(Object.getOwnPropertyNames(Object.prototype));

@@ -45,7 +45,11 @@ export interface RunState {
   error: ErrorInfo | null;
   startedAt: number | null;
   endedAt: number | null;
-  /** Steps by full id, in the order they started. */
+  /**
+   * Steps by full id, in the order they started. Keys are chosen by flow authors, so this is a
+   * null-prototype object: a step id such as `toString` is an entry like any other, never a
+   * member inherited from Object.prototype. Read it with `stepOf` (or Object.hasOwn).
+   */
   steps: Record<string, StepState>;
   order: string[];
   /** The last sequence number folded in. */
@@ -63,7 +67,7 @@ export function initialRunState(): RunState {
     error: null,
     startedAt: null,
     endedAt: null,
-    steps: {},
+    steps: Object.create(null) as Record<string, StepState>,
     order: [],
     seq: 0,
   };
@@ -164,8 +168,13 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
   return state;
 }
 
+/** The state of one step, or undefined; also safe on a state that went through JSON (a plain object). */
+export function stepOf(state: Pick<RunState, 'steps'>, stepId: string): StepState | undefined {
+  return Object.hasOwn(state.steps, stepId) ? state.steps[stepId] : undefined;
+}
+
 function ensureStep(state: RunState, stepId: string, stepType: string, parentId: string | null): StepState {
-  let step = state.steps[stepId];
+  let step = stepOf(state, stepId);
   if (!step) {
     step = {
       stepId,

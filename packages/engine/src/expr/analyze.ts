@@ -1,19 +1,23 @@
 /** Static analysis of a parsed expression: which roots it reads, which `steps.<id>` paths. */
-import { childrenOf, type ExprNode, type ExprRoot } from './ast.ts';
+import { childrenOf, type ExprNode } from './ast.ts';
 import type { StepRef } from './types.ts';
 
 export interface Analysis {
-  roots: Set<ExprRoot>;
+  roots: Set<string>;
+  /** Where each name is first read (offset into the source), for errors about names not in scope. */
+  namePositions: Map<string, number>;
   stepRefs: StepRef[];
 }
 
 export function analyze(root: ExprNode): Analysis {
-  const roots = new Set<ExprRoot>();
+  const roots = new Set<string>();
+  const namePositions = new Map<string, number>();
   const stepRefs: StepRef[] = [];
   const seen = new Set<string>();
   const visit = (node: ExprNode): void => {
     if (node.type === 'Identifier') {
       roots.add(node.name);
+      if (!namePositions.has(node.name)) namePositions.set(node.name, node.start);
       return;
     }
     if (node.type === 'Member' || node.type === 'Index') {
@@ -47,7 +51,7 @@ export function analyze(root: ExprNode): Analysis {
     for (const child of childrenOf(node)) visit(child);
   };
   visit(root);
-  return { roots, stepRefs };
+  return { roots, namePositions, stepRefs };
 }
 
 /** The key of `x['a']` / `x[0]`, when written as a literal. */

@@ -4,7 +4,7 @@
  * back as JavaScript. `start`/`end` are 0-based offsets into the expression source.
  */
 
-/** The names an expression may read. */
+/** The names every expression may read where they are in scope (a map adds its `as` name). */
 export type ExprRoot = 'input' | 'steps' | 'item' | 'index' | 'iteration' | 'args';
 export const EXPR_ROOTS: readonly ExprRoot[] = ['input', 'steps', 'item', 'index', 'iteration', 'args'];
 
@@ -25,7 +25,8 @@ export interface LiteralNode extends Span {
 }
 export interface IdentifierNode extends Span {
   type: 'Identifier';
-  name: ExprRoot;
+  /** A built-in root or a variable a map binds (`as`); see names.ts. */
+  name: string;
 }
 export interface ArrayNode extends Span {
   type: 'Array';

@@ -1,7 +1,7 @@
 /** `compileExpression`: parse once (cached by source), evaluate many times. */
 import { ExpressionError } from '../errors.ts';
 import { analyze } from './analyze.ts';
-import type { ExprNode, ExprRoot } from './ast.ts';
+import type { ExprNode } from './ast.ts';
 import { evaluateNode } from './evaluate.ts';
 import { ExprFault, resetBudget } from './limits.ts';
 import { parse } from './parser.ts';
@@ -14,14 +14,16 @@ const cache = new Map<string, CompiledExpression>();
 class Compiled implements CompiledExpression {
   readonly source: string;
   readonly ast: ExprNode;
-  readonly roots: ReadonlySet<ExprRoot>;
+  readonly roots: ReadonlySet<string>;
+  readonly namePositions: ReadonlyMap<string, number>;
   readonly stepRefs: readonly StepRef[];
 
   constructor(source: string, ast: ExprNode) {
     this.source = source;
     this.ast = ast;
-    const { roots, stepRefs } = analyze(ast);
+    const { roots, namePositions, stepRefs } = analyze(ast);
     this.roots = roots;
+    this.namePositions = namePositions;
     this.stepRefs = stepRefs;
   }
 

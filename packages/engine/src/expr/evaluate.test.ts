@@ -10,7 +10,7 @@ const steps = Object.assign(Object.create(null) as Record<string, { output: Json
 const scope: ExprScope = {
   input: { name: 'Ann', n: 3, zero: 0, empty: '', flag: false, items: [{ id: 'p' }, { id: 'q' }], o: { k: 'v' } },
   steps,
-  item: { id: 'it' },
+  vars: Object.assign(Object.create(null), { item: { id: 'it' }, line: { sku: 'L1' } }),
   index: 2,
   iteration: 5,
   args: { q: 'query' },
@@ -169,6 +169,7 @@ describe('member access', () => {
     ['input.items[1].id', 'q'],
     ['input.o[input.o.k == "v" ? "k" : "z"]', 'v'],
     ['item.id', 'it'],
+    ['line.sku', 'L1'],
     ['iteration', 5],
     ['args.q', 'query'],
     ['(1).x', undefined],
@@ -203,9 +204,21 @@ describe('member access', () => {
     );
   });
 
-  it('reads undefined roots as undefined (e.g. item outside a map)', () => {
-    expect(run('item', { input: null, steps })).toBeUndefined();
-    expect(failure('item.id', { input: null, steps }).message).toBe("cannot read 'id' of undefined (item)");
+  it('reads undefined roots as undefined (e.g. index outside a map)', () => {
+    expect(run('index', { input: null, steps })).toBeUndefined();
+    expect(failure('index.id', { input: null, steps }).message).toBe("cannot read 'id' of undefined (index)");
+  });
+
+  it('fails on a name no enclosing map binds, naming the names in scope', () => {
+    expect(failure('item', { input: null, steps }).message).toBe(
+      "unknown name 'item'; expressions can read input, steps here",
+    );
+    const vars = Object.assign(Object.create(null), { order: 1 });
+    expect(failure('line.sku', { input: null, steps, vars }).message).toBe(
+      "unknown name 'line'; expressions can read input, steps, order here",
+    );
+    // A name on Object.prototype is not a variable because the scope object inherits it.
+    expect(failure('toString', { input: null, steps, vars }).message).toMatch(/unknown name 'toString'/);
   });
 
   it('rejects non-string, non-number keys', () => {

@@ -35,16 +35,15 @@ export function evaluateNode(node: ExprNode, scope: ExprScope, src: string): unk
           return scope.steps;
         case 'input':
           return scope.input;
-        case 'item':
-          return scope.item;
         case 'index':
           return scope.index;
         case 'iteration':
           return scope.iteration;
         case 'args':
           return scope.args;
+        default:
+          return readVariable(scope, node.name, src, node.start);
       }
-      break;
     case 'Literal':
       return node.value;
     case 'Index': {
@@ -102,6 +101,14 @@ export function evaluateNode(node: ExprNode, scope: ExprScope, src: string): unk
     }
   }
   throw new ExpressionError('unsupported expression', src, (node as ExprNode).start);
+}
+
+/** A name a map bound (`as`, default `item`); any other name is not in scope here. */
+function readVariable(scope: ExprScope, name: string, src: string, at: number): unknown {
+  const vars = scope.vars;
+  if (vars !== undefined && Object.hasOwn(vars, name)) return vars[name];
+  const inScope = ['input', 'steps', ...Object.keys(vars ?? {})].join(', ');
+  throw new ExpressionError(`unknown name '${name}'; expressions can read ${inScope} here`, src, at);
 }
 
 function evaluateArgs(args: readonly ExprNode[], scope: ExprScope, src: string): unknown[] {

@@ -7,8 +7,10 @@
  * The language
  * - Literals: numbers (`1`, `1.5e3`, `0x1f`), strings ('..' / ".." with JS escapes), true,
  *   false, null, arrays `[a, b]`, objects `{ a: 1, 'b c': x, input }`. No template literals.
- * - Names: only `input`, `steps`, `item`, `index` (inside map), `iteration` (inside loop),
- *   `args` (tool definitions), and helper functions (called). Anything else is an error.
+ * - Names: `input`, `steps`, the item of each enclosing map (named by its `as`, default
+ *   `item`) and `index` (inside map), `iteration` (inside loop), `args` (tool definitions),
+ *   and helper functions (called). Globals and keywords never parse; any other name not in
+ *   scope is a validation error (and an evaluation error).
  * - Members: `a.b`, `a[x]`, `a?.b`, `a?.[x]`. Own properties of objects/arrays only, plus
  *   `.length` and indices of strings. A missing property is undefined; reading through
  *   null/undefined without `?.` is an error naming the path. `__proto__`, `constructor`,
@@ -55,6 +57,7 @@ export { compileExpression } from './compile.ts';
 export { HELPERS as EXPR_HELPERS, type Helper as ExprHelper } from './helpers.ts';
 export { EXPR_LIMITS } from './limits.ts';
 export { ARRAY_METHODS as EXPR_ARRAY_METHODS, STRING_METHODS as EXPR_STRING_METHODS } from './methods.ts';
+export { bindableNameProblem, DEFAULT_ITEM_NAME, isVariableName } from './names.ts';
 export { inspectValue, isExpression, isTemplate, resolveValue } from './resolve.ts';
 export { compileTemplate } from './template.ts';
 export type {

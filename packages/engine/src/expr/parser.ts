@@ -1,6 +1,6 @@
 /**
  * A precedence-climbing parser from tokens to the AST. Everything outside the language is
- * rejected here, with a message that says why: unknown names, calls of non-whitelisted
+ * rejected here, with a message that says why: globals and keywords, calls of non-whitelisted
  * functions, forbidden property names, assignment, arrows, `new`, `this`, and so on.
  */
 import { ExpressionError } from '../errors.ts';
@@ -9,7 +9,6 @@ import {
   depthOf,
   EXPR_ROOTS,
   type ExprNode,
-  type ExprRoot,
   type LogicalOperator,
   type PropertyNode,
   type UnaryOperator,
@@ -17,6 +16,7 @@ import {
 import { HELPERS } from './helpers.ts';
 import { FORBIDDEN_PROPERTIES, MAX_DEPTH, MAX_SOURCE_LENGTH } from './limits.ts';
 import { METHOD_NAMES } from './methods.ts';
+import { isVariableName } from './names.ts';
 import { type Token, tokenize } from './tokens.ts';
 
 /** Binding power of the binary operators (JavaScript's relative order). */
@@ -314,9 +314,9 @@ class Parser {
     if (name === 'undefined') {
       this.fail("'undefined' is not a name here; use null, x ?? fallback, or typeof x === 'undefined'", t.start);
     }
-    if (ROOTS.has(name)) {
-      if (called) this.fail(`'${name}' is not a function`, t.start);
-      return { type: 'Identifier', name: name as ExprRoot, ...span };
+    if (ROOTS.has(name) || isVariableName(name)) {
+      if (called) this.fail(`'${name}' is not ${ROOTS.has(name) ? 'a function' : 'an allowed function'}`, t.start);
+      return { type: 'Identifier', name, ...span };
     }
     if (called) this.fail(`'${name}' is not an allowed function`, t.start);
     this.fail(`unknown name '${name}'; expressions can read ${ROOT_LIST}`, t.start);
@@ -335,8 +335,9 @@ class Parser {
       let value: ExprNode;
       const shorthand = k.type === 'name' && (this.isPunct(',') || this.isPunct('}'));
       if (shorthand) {
-        if (!ROOTS.has(key)) this.fail(`unknown name '${key}'; expressions can read ${ROOT_LIST}`, k.start);
-        value = { type: 'Identifier', name: key as ExprRoot, start: k.start, end: k.end };
+        if (!ROOTS.has(key) && !isVariableName(key))
+          this.fail(`unknown name '${key}'; expressions can read ${ROOT_LIST}`, k.start);
+        value = { type: 'Identifier', name: key, start: k.start, end: k.end };
       } else {
         this.expect(':');
         value = this.parseExpression();

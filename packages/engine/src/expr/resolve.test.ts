@@ -16,7 +16,7 @@ const scope: ExprScope = {
   steps: Object.assign(Object.create(null) as Record<string, { output: Json }>, {
     classify: { output: { object: { priority: 'high' } } },
   }),
-  item: 'it',
+  vars: Object.assign(Object.create(null), { item: 'it' }),
   index: 0,
 };
 

@@ -1,7 +1,6 @@
 /** Config values: strings that are expressions or templates, inside any JSON structure. */
 import { ExpressionError } from '../errors.ts';
 import type { Json, JsonObject } from '../json.ts';
-import type { ExprRoot } from './ast.ts';
 import { compileExpression } from './compile.ts';
 import { compileTemplate } from './template.ts';
 import type { ExprScope, InspectReport, StepRef } from './types.ts';
@@ -42,9 +41,9 @@ export function resolveValue(value: unknown, scope: ExprScope): Json {
  * (recursively) and reports problems by path. Never throws.
  */
 export function inspectValue(value: unknown): InspectReport {
-  const report: InspectReport = { issues: [], roots: new Set<ExprRoot>(), stepRefs: [] };
+  const report: InspectReport = { issues: [], roots: new Set<string>(), names: [], stepRefs: [] };
   const seen = new Set<string>();
-  const add = (roots: ReadonlySet<ExprRoot>, refs: readonly StepRef[]) => {
+  const add = (roots: ReadonlySet<string>, refs: readonly StepRef[]) => {
     for (const root of roots) report.roots.add(root);
     for (const ref of refs) {
       const key = JSON.stringify(ref);
@@ -60,6 +59,7 @@ export function inspectValue(value: unknown): InspectReport {
       try {
         const compiled = isExpression(v) ? compileExpression(v) : compileTemplate(v);
         add(compiled.roots, compiled.stepRefs);
+        for (const [name, position] of compiled.namePositions) report.names.push({ name, path, position });
       } catch (error) {
         const issue = { path, message: error instanceof Error ? error.message : String(error) };
         report.issues.push(

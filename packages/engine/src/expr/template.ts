@@ -4,7 +4,6 @@
  * literal `{{`. Inside `{{ }}`, braces and quoted strings are skipped, so `{{ {a: '}}'} }}` works.
  */
 import { ExpressionError } from '../errors.ts';
-import type { ExprRoot } from './ast.ts';
 import { compileExpression, runExpression } from './compile.ts';
 import { BUDGET_MESSAGE, resetBudget, tryCharge } from './limits.ts';
 import type { CompiledExpression, CompiledTemplate, ExprScope, StepRef } from './types.ts';
@@ -16,7 +15,8 @@ const cache = new Map<string, CompiledTemplate>();
 class Template implements CompiledTemplate {
   readonly source: string;
   readonly parts: readonly (string | CompiledExpression)[];
-  readonly roots: ReadonlySet<ExprRoot>;
+  readonly roots: ReadonlySet<string>;
+  readonly namePositions: ReadonlyMap<string, number>;
   readonly stepRefs: readonly StepRef[];
   /** For each part, its offset in the source (for error positions). */
   private readonly offsets: readonly number[];
@@ -25,12 +25,16 @@ class Template implements CompiledTemplate {
     this.source = source;
     this.parts = parts;
     this.offsets = offsets;
-    const roots = new Set<ExprRoot>();
+    const roots = new Set<string>();
+    const namePositions = new Map<string, number>();
     const stepRefs: StepRef[] = [];
     const seen = new Set<string>();
-    for (const part of parts) {
-      if (typeof part === 'string') continue;
+    parts.forEach((part, index) => {
+      if (typeof part === 'string') return;
       for (const root of part.roots) roots.add(root);
+      for (const [name, at] of part.namePositions) {
+        if (!namePositions.has(name)) namePositions.set(name, offsets[index]! + at);
+      }
       for (const ref of part.stepRefs) {
         const key = JSON.stringify(ref);
         if (!seen.has(key)) {
@@ -38,8 +42,9 @@ class Template implements CompiledTemplate {
           stepRefs.push(ref);
         }
       }
-    }
+    });
     this.roots = roots;
+    this.namePositions = namePositions;
     this.stepRefs = stepRefs;
   }
 

@@ -1,13 +1,18 @@
 /** The public types of the expression module. */
 import type { Json } from '../json.ts';
-import type { ExprNode, ExprRoot } from './ast.ts';
+import type { ExprNode } from './ast.ts';
 
 /** What an expression can read. */
 export interface ExprScope {
   input: Json;
   /** A plain object (may have a null prototype); read with Object.hasOwn. */
   steps: Readonly<Record<string, { output: Json }>>;
-  /** Inside a `map`: the current item and its 0-based index. */
+  /**
+   * Names bound by the enclosing maps (each map's `as`, default `item`), innermost last.
+   * A null-prototype object: read with Object.hasOwn.
+   */
+  vars?: Readonly<Record<string, Json>>;
+  /** Inside a `map`: the innermost map's current item (code-first bodies receive it) and its 0-based index. */
   item?: Json;
   index?: number;
   /** Inside a `loop`: the 0-based index of the iteration. */
@@ -27,8 +32,10 @@ export interface CompiledExpression {
   /** The expression, without the leading '='. */
   readonly source: string;
   readonly ast: ExprNode;
-  /** The root names it reads. */
-  readonly roots: ReadonlySet<ExprRoot>;
+  /** The names it reads: built-in roots and map variables. */
+  readonly roots: ReadonlySet<string>;
+  /** Where each name is first read (offset into `source`). */
+  readonly namePositions: ReadonlyMap<string, number>;
   readonly stepRefs: readonly StepRef[];
   /** Throws ExpressionError (and nothing else) when evaluation fails. */
   evaluate(scope: ExprScope): unknown;
@@ -38,7 +45,9 @@ export interface CompiledTemplate {
   readonly source: string;
   /** Literal text and the `{{ }}` expressions, in order. */
   readonly parts: readonly (string | CompiledExpression)[];
-  readonly roots: ReadonlySet<ExprRoot>;
+  readonly roots: ReadonlySet<string>;
+  /** Where each name is first read (offset into the template source). */
+  readonly namePositions: ReadonlyMap<string, number>;
   readonly stepRefs: readonly StepRef[];
   /** Throws ExpressionError (source: the template, position: an offset into it). */
   render(scope: ExprScope): string;
@@ -54,6 +63,8 @@ export interface InspectIssue {
 
 export interface InspectReport {
   issues: InspectIssue[];
-  roots: Set<ExprRoot>;
+  roots: Set<string>;
+  /** The first read of each name in each expression or template string, by where it is. */
+  names: { name: string; path: (string | number)[]; position: number }[];
   stepRefs: StepRef[];
 }

@@ -40,6 +40,11 @@ export interface StepContext {
  */
 export interface StepHandler<S extends Step, I = Json> {
   describeInput?(step: S, ctx: StepContext): I;
+  /**
+   * What `step.started` shows instead of the input, when the input may hold credentials: the
+   * event is stored and streamed to the browser, while `execute` still gets the real input.
+   */
+  redactInput?(step: S, input: I, ctx: StepContext): Json;
   execute(step: S, ctx: StepContext, input: I): Promise<Json>;
 }
 

@@ -56,7 +56,8 @@ export class Interpreter {
     let started = false;
     try {
       const input = handler.describeInput ? handler.describeInput(step, ctx) : null;
-      this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, input) });
+      const shown = handler.redactInput && input !== null ? handler.redactInput(step, input, ctx) : input;
+      this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, shown) });
       started = true;
       const output = await handler.execute(step, ctx, input);
       scope.steps[step.id] = { output };

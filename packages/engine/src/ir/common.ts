@@ -1,11 +1,19 @@
 /** Building blocks shared by every step schema. */
 import { z } from 'zod';
+import { FORBIDDEN_PROPERTIES } from '../expr/limits.ts';
 import { DURATION_HINT, parseDuration } from './duration.ts';
 
-/** Step ids are identifiers so expressions can read `steps.<id>` without quoting. */
+/**
+ * Step ids are identifiers so expressions can read `steps.<id>` without quoting. The names
+ * expressions refuse to read (`__proto__`, `constructor`, …) are refused as ids: such a step's
+ * output could never be read, and `__proto__` cannot even be stored as a plain key.
+ */
 export const stepIdSchema = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier: letters, digits and _, starting with a letter or _');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier: letters, digits and _, starting with a letter or _')
+  .refine((id) => !FORBIDDEN_PROPERTIES.has(id), {
+    message: 'is reserved by JavaScript (it names an object prototype member), so it cannot be a step id',
+  });
 
 /** Flow ids are slugs: lowercase letters, digits, - and _. */
 export const flowIdSchema = z

@@ -1,5 +1,6 @@
 /** The flow document (IR v1): the contract between editor, engine, adapters and export. */
 import { z } from 'zod';
+import { FORBIDDEN_PROPERTIES } from '../expr/limits.ts';
 import { stepSchema } from '../steps/registry.ts';
 import { flowIdSchema, jsonSchemaSchema, templateSchema, valueSchema } from './common.ts';
 
@@ -7,7 +8,8 @@ export const IR_VERSION = 1;
 
 const toolNameSchema = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'tool names are identifiers (letters, digits, _ and -)');
+  .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'tool names are identifiers (letters, digits, _ and -)')
+  .refine((name) => !FORBIDDEN_PROPERTIES.has(name), 'tool names cannot be names reserved by JavaScript');
 
 export const flowToolSchema = z.strictObject({
   description: z.string().min(1),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Json } from '../json.ts';
+import { validateFlow } from '../validate/validate.ts';
 import { checkInput } from './input-schema.ts';
 
 const ticketSchema = {
@@ -34,5 +36,85 @@ describe('checkInput', () => {
     ['just text', 'input', 'must be object, got string "just text"'],
   ])('names the field: %j → %s %s', (input, path, message) => {
     expect(checkInput(ticketSchema, input)).toContainEqual({ path, message });
+  });
+});
+
+describe('checkInput: the JSON Schema keywords a hand-written subset missed', () => {
+  const schema = {
+    type: 'object',
+    $defs: { positive: { type: 'number', exclusiveMinimum: 0 } },
+    properties: {
+      code: { type: 'string', pattern: '^[A-Z]{3}-\\d+$' },
+      amount: { $ref: '#/$defs/positive' },
+      contact: {
+        oneOf: [
+          { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] },
+          { type: 'object', properties: { phone: { type: 'string' } }, required: ['phone'] },
+        ],
+      },
+    },
+  };
+
+  it.each<[string, Json, string, RegExp]>([
+    ['pattern', { code: 'abc-1' }, 'input.code', /must match the pattern/],
+    ['$ref', { amount: -5 }, 'input.amount', /less than|0/],
+    ['oneOf', { contact: { fax: '1' } }, 'input.contact', /matches none of the allowed shapes \(oneOf\)/],
+    ['format', { contact: { email: 'not an address' } }, 'input.contact', /oneOf/],
+  ])('checks %s', (_keyword, input, path, message) => {
+    expect(checkInput(schema, input)).toContainEqual({ path, message: expect.stringMatching(message) });
+  });
+
+  it('accepts input that satisfies all of them', () => {
+    expect(checkInput(schema, { code: 'ABC-12', amount: 3, contact: { phone: '555' } })).toEqual([]);
+  });
+
+  it('names where an input nests too deeply, before any recursive check runs', () => {
+    let deep: Json = 1;
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    const [issue] = checkInput({ type: 'object' }, { deep });
+    expect(issue?.path).toMatch(/^input\.deep\.a\.a.*more levels/);
+    expect(issue?.message).toMatch(/nested more than 256 levels/);
+  });
+
+  it('names odd keys with brackets', () => {
+    const issues = checkInput(
+      { type: 'object', properties: { 'first name': { type: 'string' } } },
+      { 'first name': 1 },
+    );
+    expect(issues).toEqual([{ path: 'input["first name"]', message: 'must be string, got number 1' }]);
+  });
+});
+
+describe('validateFlow: the input schema', () => {
+  const flowWith = (input: Record<string, unknown>) =>
+    validateFlow({ irVersion: 1, id: 'f', name: 'F', input, steps: [{ id: 'a', type: 'transform', value: 1 }] });
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    [
+      'a catastrophic pattern',
+      { type: 'string', pattern: '^(a+)+$' },
+      'input.pattern',
+      /backtrack for a very long time/,
+    ],
+    ['an invalid pattern', { type: 'string', pattern: '([a-' }, 'input.pattern', /not a valid regular expression/],
+    [
+      'a catastrophic patternProperties key',
+      { type: 'object', patternProperties: { '(x*)*y': {} } },
+      'input.patternProperties["(x*)*y"]',
+      /backtrack/,
+    ],
+    ['a $ref that resolves nowhere', { $ref: '#/$defs/missing' }, 'input', /cannot be used: Unresolved \$ref/],
+  ])('refuses %s', (_name, input, path, message) => {
+    const result = flowWith(input);
+    expect(result.ok).toBe(false);
+    expect(result.ok ? [] : result.errors).toContainEqual({
+      stepId: null,
+      path,
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it('accepts a safe pattern', () => {
+    expect(flowWith({ type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' }).ok).toBe(true);
   });
 });

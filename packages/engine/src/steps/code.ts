@@ -20,8 +20,8 @@ export const codeHandler: StepHandler<CodeStep, { args: Json }> = {
     return { args: ctx.resolve(step.args ?? {}) };
   },
   async execute(step, ctx, input) {
-    const steps: Record<string, { output: Json }> = {};
-    for (const id in ctx.scope.steps) steps[id] = ctx.scope.steps[id]!;
+    // A flat copy (the scope's is layered per map/loop iteration); keys are step ids, so no prototype.
+    const steps: Record<string, { output: Json }> = Object.assign(Object.create(null), ctx.scope.steps);
     return ctx.host.run(
       ctx.path,
       { kind: 'code', input: { source: step.source, args: input.args, input: ctx.scope.input, steps } },

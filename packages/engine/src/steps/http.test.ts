@@ -4,6 +4,7 @@ import { interpret } from '../interpreter/interpret.ts';
 import { stepIssues, testFlow } from '../test-support/flows.ts';
 import { MemoryHost } from '../test-support/memory-host.ts';
 import { createExecutor, recordCalls } from '../test-support/model.ts';
+import { isCredentialHeader } from './http.ts';
 
 function setup() {
   const recorder = recordCalls(
@@ -69,7 +70,13 @@ describe('http handler', () => {
       ['post', { kind: 'http', input: post }],
       ['get', { kind: 'http', input: { method: 'GET', url: 'https://api.example/ping', headers: {} } }],
     ]);
-    expect(host.events[0]).toEqual({ type: 'step.started', stepId: 'post', stepType: 'http', input: post });
+    // The executor got the real header (above); the event shows it redacted.
+    expect(host.events[0]).toEqual({
+      type: 'step.started',
+      stepId: 'post',
+      stepType: 'http',
+      input: { ...post, headers: { authorization: '[redacted]' } },
+    });
     expect(host.events[1]).toEqual({
       type: 'step.completed',
       stepId: 'post',
@@ -99,5 +106,99 @@ describe('http handler', () => {
     await expect(interpret(flow, { a: null }, host)).rejects.toThrow(/input\.a/);
     expect(calls).toEqual([]);
     expect(host.events.map((e) => e.type)).toEqual(['step.started', 'step.failed']);
+  });
+});
+
+describe('isCredentialHeader', () => {
+  it.each([
+    ['authorization', true],
+    ['Proxy-Authorization', true],
+    ['cookie', true],
+    ['x-api-key', true],
+    ['api-key', true],
+    ['apikey', true],
+    ['X-Api_Key', true],
+    ['x-auth-token', true],
+    ['x-client-secret', true],
+    ['x-db-password', true],
+    ['accept', false],
+    ['content-type', false],
+    ['x-trace-id', false],
+    ['user-agent', false],
+  ])('%s → %s', (name, expected) => {
+    expect(isCredentialHeader(name)).toBe(expected);
+  });
+});
+
+describe('http step.started redaction', () => {
+  it('redacts credential headers, values read from credential fields, URL userinfo and credential query values', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      { id: 'login', type: 'transform', value: { session: '=input.session' } },
+      {
+        id: 'call',
+        type: 'http',
+        url: 'https://bob:pw-secret@api.example/hooks/{{ input.hookSecret }}?q={{ input.q }}&api_key={{ input.key }}&access_token=tok-secret',
+        headers: {
+          authorization: 'Bearer {{ input.apiToken }}',
+          cookie: 'sid=cookie-secret',
+          'x-api-key': 'key-secret',
+          'x-upstream': 'Bearer {{ input.apiToken }}',
+          'x-signed': "{{ input['clientSecret'] }}",
+          'x-session': '=steps.login.output.session',
+          'x-requested-by': '{{ input.author }}',
+          accept: 'application/json',
+        },
+      },
+    ]);
+    const input = {
+      apiToken: 'token-secret',
+      clientSecret: 'client-secret',
+      hookSecret: 'hook-secret',
+      session: 's1',
+      author: 'ann',
+      q: 'hi',
+      key: 'k',
+    };
+    await interpret(flow, input, host);
+
+    expect(calls[0]!.call).toEqual({
+      kind: 'http',
+      input: {
+        method: 'GET',
+        url: 'https://bob:pw-secret@api.example/hooks/hook-secret?q=hi&api_key=k&access_token=tok-secret',
+        headers: {
+          authorization: 'Bearer token-secret',
+          cookie: 'sid=cookie-secret',
+          'x-api-key': 'key-secret',
+          'x-upstream': 'Bearer token-secret',
+          'x-signed': 'client-secret',
+          'x-session': 's1',
+          'x-requested-by': 'ann',
+          accept: 'application/json',
+        },
+      },
+    });
+    const started = host.events.find((e) => e.type === 'step.started' && e.stepId === 'call');
+    expect(started).toEqual({
+      type: 'step.started',
+      stepId: 'call',
+      stepType: 'http',
+      input: {
+        method: 'GET',
+        url: 'https://[redacted]@api.example/hooks/[redacted]?q=hi&api_key=[redacted]&access_token=[redacted]',
+        headers: {
+          authorization: '[redacted]',
+          cookie: '[redacted]',
+          'x-api-key': '[redacted]',
+          'x-upstream': '[redacted]',
+          'x-signed': '[redacted]',
+          'x-session': 's1',
+          // "author" reads like "auth": a false positive errs on the side of hiding.
+          'x-requested-by': '[redacted]',
+          accept: 'application/json',
+        },
+      },
+    });
   });
 });

@@ -163,3 +163,130 @@ describe('map handler', () => {
     expect(host.commands).toEqual([{ op: 'approval', id: 'each[0]/ask', prompt: 'a?' }]);
   });
 });
+
+describe('map as', () => {
+  const orders = {
+    orders: [
+      { id: 'o1', lines: [{ sku: 'a' }, { sku: 'b' }] },
+      { id: 'o2', lines: [{ sku: 'c' }] },
+    ],
+  };
+
+  it.each<[string, string]>([
+    ['the default written out', 'item'],
+    ['another name', 'ticket'],
+  ])('binds the item to %s', async (_name, as) => {
+    const flow = testFlow([
+      {
+        id: 'each',
+        type: 'map',
+        items: '=input.items',
+        as,
+        steps: [{ id: 'label', type: 'transform', value: `={ id: ${as}.id, at: index }` }],
+      },
+    ]);
+    expect(await interpret(flow, { items: [{ id: 'x' }, { id: 'y' }] }, new MemoryHost())).toEqual([
+      { id: 'x', at: 0 },
+      { id: 'y', at: 1 },
+    ]);
+  });
+
+  it('lets a nested map read the outer item by its name and its own by another', async () => {
+    const flow = testFlow([
+      {
+        id: 'each_order',
+        type: 'map',
+        items: '=input.orders',
+        as: 'order',
+        steps: [
+          {
+            id: 'each_line',
+            type: 'map',
+            items: '=order.lines',
+            as: 'line',
+            steps: [{ id: 'pair', type: 'transform', value: '{{ order.id }}:{{ line.sku }}:{{ index }}' }],
+          },
+        ],
+      },
+    ]);
+    expect(await interpret(flow, orders, new MemoryHost())).toEqual([['o1:a:0', 'o1:b:1'], ['o2:c:0']]);
+  });
+
+  it('keeps the outer default item readable inside an inner map with another name', async () => {
+    const flow = testFlow([
+      {
+        id: 'each_order',
+        type: 'map',
+        items: '=input.orders',
+        steps: [
+          {
+            id: 'each_line',
+            type: 'map',
+            items: '=item.lines',
+            as: 'line',
+            steps: [{ id: 'pair', type: 'transform', value: '={ order: item.id, sku: line.sku }' }],
+          },
+        ],
+      },
+    ]);
+    expect(await interpret(flow, orders, new MemoryHost())).toEqual([
+      [
+        { order: 'o1', sku: 'a' },
+        { order: 'o1', sku: 'b' },
+      ],
+      [{ order: 'o2', sku: 'c' }],
+    ]);
+  });
+
+  it('lets an inner map shadow an outer name', async () => {
+    const flow = testFlow([
+      {
+        id: 'outer',
+        type: 'map',
+        items: '=input.rows',
+        steps: [
+          { id: 'inner', type: 'map', items: '=item', steps: [{ id: 'x', type: 'transform', value: '=item * 10' }] },
+        ],
+      },
+    ]);
+    expect(await interpret(flow, { rows: [[1, 2], [3]] }, new MemoryHost())).toEqual([[10, 20], [30]]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ['a root name', 'input', /map 'as' 'input' is a name expressions already read/],
+    ['index', 'index', /already read/],
+    ['a helper', 'len', /map 'as' 'len' is a helper function/],
+    ['a keyword', 'typeof', /reserved/],
+    ['a global', 'process', /reserved/],
+    ['a prototype member', '__proto__', /reserved/],
+    ['constructor', 'constructor', /reserved/],
+    ['not an identifier', 'my item', /must be an identifier/],
+  ])('refuses %s as the name', (_name, as, message) => {
+    const issues = stepIssues({ id: 'm', type: 'map', items: '=input.xs', as, steps: [] });
+    expect(issues).toContainEqual({ stepId: 'm', path: 'steps[0].as', message: expect.stringMatching(message) });
+  });
+
+  it.each<[string, Record<string, unknown>, string, RegExp]>([
+    [
+      'the default name when the map renamed it',
+      { as: 'ticket', steps: [{ id: 'x', type: 'transform', value: '=item' }] },
+      'steps[0].steps[0].value',
+      /'item' can only be read inside a map/,
+    ],
+    [
+      'the name outside the map',
+      { as: 'ticket', items: '=ticket' },
+      'steps[0].items',
+      /unknown name 'ticket'; expressions can read input, steps here .*\(at character 2\)/,
+    ],
+    [
+      'a misspelt name, pinned to where it is read',
+      { as: 'ticket', steps: [{ id: 'x', type: 'transform', value: '{{ tikcet.id }}' }] },
+      'steps[0].steps[0].value',
+      /unknown name 'tikcet'; expressions can read input, steps, ticket, index here .*\(at character 4\)/,
+    ],
+  ])('rejects reading %s', (_name, change, path, message) => {
+    const issues = stepIssues({ id: 'm', type: 'map', items: '=input.xs', steps: [], ...change });
+    expect(issues).toContainEqual({ stepId: expect.any(String), path, message: expect.stringMatching(message) });
+  });
+});

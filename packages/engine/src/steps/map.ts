@@ -1,6 +1,11 @@
-/** `map`: runs its steps once per item (with `item`/`index`), `concurrency` at a time. Output: each iteration's last output. */
+/**
+ * `map`: runs its steps once per item, `concurrency` at a time. Inside, expressions read the
+ * item by the map's `as` name (default `item`) and its position as `index`; a nested map's
+ * steps still see the outer items by their names. Output: each iteration's last output.
+ */
 import { z } from 'zod';
 import { NonRetryableError } from '../errors.ts';
+import { bindableNameProblem, DEFAULT_ITEM_NAME } from '../expr/names.ts';
 import { childScope, type StepHandler } from '../interpreter/context.ts';
 import { settleAll } from '../interpreter/settle.ts';
 import { baseStepShape, exprSchema } from '../ir/common.ts';
@@ -14,6 +19,13 @@ export const mapStepSchema = z.strictObject({
   ...baseStepShape,
   type: z.literal('map'),
   items: exprSchema,
+  as: z
+    .string()
+    .superRefine((name, ctx) => {
+      const problem = bindableNameProblem(name);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `map 'as' ${problem}` });
+    })
+    .optional(),
   concurrency: z.int().min(1).max(1000).optional(),
   get steps(): StepListSchema {
     return stepListSchema();
@@ -31,6 +43,7 @@ export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
   },
   async execute(step, ctx, { items }) {
     const results: Json[] = new Array(items.length).fill(null);
+    const name = step.as ?? DEFAULT_ITEM_NAME;
     let next = 0;
     let stop = false;
     // A fixed pool of workers, each taking the next index: ids depend only on the index, so a
@@ -38,7 +51,8 @@ export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
     const worker = async (): Promise<void> => {
       while (!stop && next < items.length) {
         const index = next++;
-        const scope = childScope(ctx.scope, { item: items[index]!, index });
+        const item = items[index]!;
+        const scope = childScope(ctx.scope, { item, index, vars: bindVariable(ctx.scope.vars, name, item) });
         try {
           results[index] = await ctx.runSteps(step.steps, `${ctx.path}[${index}]/`, scope);
         } catch (error) {
@@ -52,6 +66,17 @@ export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
     return results;
   },
 };
+
+/** The enclosing maps' names plus this one (shadowing an outer map's same name). */
+function bindVariable(
+  outer: Readonly<Record<string, Json>> | undefined,
+  name: string,
+  value: Json,
+): Record<string, Json> {
+  const vars: Record<string, Json> = Object.assign(Object.create(null), outer);
+  vars[name] = value;
+  return vars;
+}
 
 function typeOf(value: Json): string {
   return value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value;

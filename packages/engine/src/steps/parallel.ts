@@ -1,12 +1,16 @@
 /** `parallel`: runs named branches concurrently. Output: `{ name: last output of that branch }`. */
 import { z } from 'zod';
+import { FORBIDDEN_PROPERTIES } from '../expr/limits.ts';
 import { childScope, type StepHandler } from '../interpreter/context.ts';
 import { settleAll } from '../interpreter/settle.ts';
 import { baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
 import { type StepListSchema, stepListSchema } from './step-list.ts';
 
-const branchNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'branch names must be identifiers');
+const branchNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'branch names must be identifiers')
+  .refine((name) => !FORBIDDEN_PROPERTIES.has(name), 'branch names cannot be names reserved by JavaScript');
 
 export const parallelStepSchema = z.strictObject({
   ...baseStepShape,

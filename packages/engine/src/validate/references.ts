@@ -4,13 +4,17 @@
  * definitely completed: a branch adds only what all its arms add, a parallel adds all its
  * branches, map/loop bodies are visible inside the body only.
  */
-import { type ExprRoot, type InspectIssue, inspectValue } from '../expr/index.ts';
+import { DEFAULT_ITEM_NAME, type InspectIssue, inspectValue } from '../expr/index.ts';
 import type { Flow } from '../ir/flow.ts';
 import { childLists, type Step } from '../steps/registry.ts';
 import { formatPath, type JsonPath, type ValidationIssue } from './issues.ts';
 
+/** Names that are in scope somewhere (their message says where); any other is unknown. */
+const KNOWN_NAMES: ReadonlySet<string> = new Set(['input', 'steps', DEFAULT_ITEM_NAME, 'index', 'iteration', 'args']);
+
 interface Frame {
-  roots: ReadonlySet<ExprRoot>;
+  /** The names expressions can read here: built-in roots and the enclosing maps' items. */
+  roots: ReadonlySet<string>;
 }
 
 export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): ValidationIssue[] {
@@ -28,8 +32,14 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
     const report = inspectValue(value);
     for (const issue of report.issues)
       issues.push({ stepId, path: formatPath([...path, ...issue.path]), message: withPosition(value, issue) });
-    for (const root of report.roots) {
-      if (!frame.roots.has(root)) issues.push({ stepId, path: formatPath(path), message: rootMessage(root) });
+    const reported = new Set<string>();
+    for (const { name, path: at, position } of report.names) {
+      if (frame.roots.has(name) || reported.has(name)) continue;
+      reported.add(name);
+      const message = rootMessage(name, frame);
+      // A name that is not in scope anywhere is pinned to where it is read, like a syntax error.
+      const pinned = KNOWN_NAMES.has(name) ? message : withPosition(value, { path: at, position, message });
+      issues.push({ stepId, path: formatPath(path), message: pinned });
     }
     // Where `steps` cannot be read at all, that one error says it; no per-step noise.
     for (const ref of frame.roots.has('steps') ? report.stepRefs : []) {
@@ -70,13 +80,13 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
           break;
         }
         case 'map': {
-          const roots = new Set<ExprRoot>([...frame.roots, 'item', 'index']);
+          const roots = new Set<string>([...frame.roots, step.as ?? DEFAULT_ITEM_NAME, 'index']);
           walk(step.steps, [...at, 'steps'], new Set(available), { roots });
           break;
         }
         case 'loop': {
           const bodyIds = new Set(idsIn(step.steps));
-          const roots = new Set<ExprRoot>([...frame.roots, 'iteration']);
+          const roots = new Set<string>([...frame.roots, 'iteration']);
           // `while` may read the previous iteration's outputs (absent before the first one).
           checkValue(step.while, [...at, 'while'], step.id, available, { roots }, bodyIds);
           walk(step.steps, [...at, 'steps'], new Set(available), { roots });
@@ -141,9 +151,9 @@ export function idsIn(steps: readonly Step[]): string[] {
   return steps.flatMap((step) => [step.id, ...childLists(step).flatMap((list) => idsIn(list.steps))]);
 }
 
-function rootMessage(root: ExprRoot): string {
+function rootMessage(root: string, frame: Frame): string {
   switch (root) {
-    case 'item':
+    case DEFAULT_ITEM_NAME:
     case 'index':
       return `'${root}' can only be read inside a map`;
     case 'iteration':
@@ -153,5 +163,7 @@ function rootMessage(root: ExprRoot): string {
     case 'input':
     case 'steps':
       return `'${root}' cannot be read here`;
+    default:
+      return `unknown name '${root}'; expressions can read ${[...frame.roots].join(', ')} here (a map names its item with 'as')`;
   }
 }

@@ -264,3 +264,61 @@ describe('validateFlow: reports every problem at once', () => {
     ]);
   });
 });
+
+describe('validateFlow: names JavaScript reserves, and keys that are prototypes', () => {
+  it.each(['__proto__', 'constructor', 'prototype', '__defineGetter__'])('refuses the step id %s', (id) => {
+    expect(errorsOf(flow([t(id)]))).toContainEqual(
+      issue(
+        id,
+        'steps[0].id',
+        'is reserved by JavaScript (it names an object prototype member), so it cannot be a step id',
+      ),
+    );
+  });
+
+  it.each(['toString', 'hasOwnProperty', 'valueOf'])('accepts the step id %s (it is stored and read safely)', (id) => {
+    expect(validateFlow(flow([t(id)])).ok).toBe(true);
+  });
+
+  it.each<[string, string, string]>([
+    [
+      'a transform value',
+      '{"id":"a","type":"transform","value":{"__proto__":{"admin":true}}}',
+      'steps[0].value.__proto__',
+    ],
+    [
+      'a nested value',
+      '{"id":"a","type":"transform","value":{"x":[{"__proto__":{}}]}}',
+      'steps[0].value.x[0].__proto__',
+    ],
+    [
+      'http headers',
+      '{"id":"a","type":"http","url":"https://x.test","headers":{"__proto__":"v"}}',
+      'steps[0].headers.__proto__',
+    ],
+  ])('refuses a __proto__ key in %s, naming where (instead of dropping it)', (_name, stepJson, path) => {
+    // JSON.parse keeps `__proto__` as a data key, as a request body or a file does.
+    const doc = JSON.parse(`{"irVersion":1,"id":"f","name":"F","steps":[${stepJson}]}`);
+    const errors = errorsOf(doc);
+    expect(errors).toEqual([{ stepId: 'a', path, message: expect.stringMatching(/'__proto__' cannot be a key/) }]);
+  });
+
+  it('refuses a __proto__ key in the ui and in tools', () => {
+    const doc = JSON.parse(
+      '{"irVersion":1,"id":"f","name":"F","steps":[{"id":"a","type":"transform","value":1}],"ui":{"__proto__":{}}}',
+    );
+    expect(errorsOf(doc)).toEqual([
+      { stepId: null, path: 'ui.__proto__', message: expect.stringMatching(/__proto__/) },
+    ]);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('names where a value nests too deeply instead of overflowing the stack', () => {
+    let value: unknown = 1;
+    for (let i = 0; i < 3000; i++) value = { a: value };
+    const errors = errorsOf(flow([{ id: 'deep', type: 'transform', value }]));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ stepId: 'deep', message: expect.stringMatching(/nested more than 1000 levels/) });
+    expect(errors[0]!.path).toMatch(/^steps\[0\]\.value\.a\.a.*more levels\)…\.a\.a\.a\.a$/);
+  });
+});

@@ -6,7 +6,9 @@
 
 import { parseFlowRef } from '../interpreter/flow-ref.ts';
 import { type Flow, flowSchema } from '../ir/flow.ts';
+import { inputSchemaIssues } from '../ir/input-schema.ts';
 import { migrateFlow } from '../ir/migrate.ts';
+import { checkJsonShape, formatLongPath, MAX_DOCUMENT_DEPTH } from '../json-shape.ts';
 import { childLists, type Step } from '../steps/registry.ts';
 import { formatPath, type JsonPath, stepIdAt, type ValidationIssue } from './issues.ts';
 import { MAX_STEP_NESTING, nestingIssue, rawDuplicateIds } from './raw-steps.ts';
@@ -31,6 +33,12 @@ export function validateFlow(doc: unknown, options: ValidateOptions = {}): Valid
   if (!migrated.ok) return { ok: false, errors: [{ stepId: null, path: 'irVersion', message: migrated.message }] };
   const tooDeep = nestingIssue(migrated.doc);
   if (tooDeep) return { ok: false, errors: [tooDeep] };
+  // Before anything recursive reads it: too deep a value, or a `__proto__` key, is one clear error.
+  const shape = checkJsonShape(migrated.doc, MAX_DOCUMENT_DEPTH, { refuseProtoKeys: true });
+  if (shape) {
+    const { path, message } = shape;
+    return { ok: false, errors: [{ stepId: stepIdAt(migrated.doc, path), path: formatLongPath(path), message }] };
+  }
   const parsed = flowSchema.safeParse(migrated.doc);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => schemaIssue(migrated.doc, issue));
@@ -63,6 +71,12 @@ function checkStructure(flow: Flow, options: ValidateOptions): ValidationIssue[]
   const issues: ValidationIssue[] = [];
   const seen = new Map<string, string>();
   const toolNames = new Set([...Object.keys(flow.tools ?? {}), ...(options.hostTools ?? [])]);
+
+  if (flow.input) {
+    for (const issue of inputSchemaIssues(flow.input)) {
+      issues.push({ stepId: null, path: formatPath(['input', ...issue.path]), message: issue.message });
+    }
+  }
 
   for (const [name, tool] of Object.entries(flow.tools ?? {})) {
     const kinds = [tool.source, tool.flow, tool.http].filter((kind) => kind !== undefined).length;

@@ -29,7 +29,7 @@ export function ExpressionField(props: ExpressionFieldProps) {
   const [cursor, setCursor] = useState<number | null>(null);
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState(false);
-  const check = useMemo(() => checkExpression(value, exprOnly), [value, exprOnly]);
+  const check = useMemo(() => checkExpression(value, exprOnly, suggestions), [value, exprOnly, suggestions]);
   const open = cursor !== null && !dismissed;
   const menu = useMemo(
     () => (open ? completions(value, cursor, suggestions) : { start: 0, items: [] as Suggestion[] }),

@@ -21,7 +21,17 @@ describe('checkExpression', () => {
     const { error } = checkExpression('=input.x +');
     expect(error?.message).toBeTruthy();
     expect(error?.position).toBeGreaterThanOrEqual(9);
-    expect(checkExpression('=foo').error?.message).toMatch(/foo/);
+    expect(checkExpression('=process').error?.message).toMatch(/process/);
+  });
+
+  it("reports a name nothing binds at the node, at its position, and accepts a map's own name", () => {
+    const inMap = [{ label: 'ticket', detail: 'the current item of each' }];
+    expect(checkExpression('=tikcet.id', false, inMap).error).toEqual({
+      message: "unknown name 'tikcet' (a map names its item with 'as')",
+      position: 1,
+    });
+    expect(checkExpression('Hi {{ ticket.id }} {{ input.x }}', false, inMap).error).toBeNull();
+    expect(checkExpression('{{ item }}', false, inMap).error?.position).toBe(3);
   });
 
   it('reports template errors at the offending {{', () => {

@@ -3,7 +3,16 @@
  * strings with `{{` via compileTemplate, both reporting a position), the names in scope at a
  * node (for autocomplete) and the completions for the word at the cursor.
  */
-import { compileExpression, compileTemplate, EXPR_HELPERS, ExpressionError, type FlowGraph } from '@weft/engine';
+import {
+  type CompiledExpression,
+  type CompiledTemplate,
+  compileExpression,
+  compileTemplate,
+  DEFAULT_ITEM_NAME,
+  EXPR_HELPERS,
+  ExpressionError,
+  type FlowGraph,
+} from '@weft/engine';
 
 export type ExprMode = 'expression' | 'template' | 'literal';
 
@@ -18,8 +27,15 @@ export function exprMode(text: string): ExprMode {
   return text.includes('{{') ? 'template' : 'literal';
 }
 
-/** Parses what the field holds. `exprOnly` fields (items, while, …) must be a whole `=expr`. */
-export function checkExpression(text: string, exprOnly = false): ExprCheck {
+/** Names every expression may mention without a map around it (validation says where each applies). */
+const ALWAYS_NAMED = ['input', 'steps', 'index', 'iteration', 'args'];
+
+/**
+ * Parses what the field holds. `exprOnly` fields (items, while, …) must be a whole `=expr`.
+ * With `suggestions` (what is in scope at the node), a name that nothing binds there — a
+ * misspelt map item, say — is an error at its position too.
+ */
+export function checkExpression(text: string, exprOnly = false, suggestions?: readonly Suggestion[]): ExprCheck {
   const mode = exprMode(text);
   if (exprOnly && mode !== 'expression') {
     return {
@@ -28,8 +44,16 @@ export function checkExpression(text: string, exprOnly = false): ExprCheck {
     };
   }
   try {
-    if (mode === 'expression') compileExpression(text);
-    else if (mode === 'template') compileTemplate(text);
+    const compiled: CompiledExpression | CompiledTemplate | null =
+      mode === 'expression' ? compileExpression(text) : mode === 'template' ? compileTemplate(text) : null;
+    if (compiled && suggestions) {
+      const known = new Set([...ALWAYS_NAMED, ...suggestions.map((s) => s.label)]);
+      for (const [name, at] of compiled.namePositions) {
+        if (known.has(name)) continue;
+        const position = at + (mode === 'expression' ? 1 : 0);
+        return { mode, error: { message: `unknown name '${name}' (a map names its item with 'as')`, position } };
+      }
+    }
     return { mode, error: null };
   } catch (error) {
     if (!(error instanceof ExpressionError)) return { mode, error: { message: String(error), position: null } };
@@ -123,7 +147,11 @@ export function scopeSuggestions(graph: FlowGraph, nodeId: string | null): Sugge
     for (let parent = byId.get(nodeId)?.parentId; parent !== undefined; parent = byId.get(parent)?.parentId) {
       const container = byId.get(parent);
       if (container?.stepType === 'map') {
-        out.push({ label: 'item', detail: `the current item of ${parent}` });
+        const as = container.config?.as;
+        out.push({
+          label: typeof as === 'string' && as !== '' ? as : DEFAULT_ITEM_NAME,
+          detail: `the current item of ${parent}`,
+        });
         out.push({ label: 'index', detail: `the item's index in ${parent}` });
       } else if (container?.stepType === 'loop') {
         out.push({ label: 'iteration', detail: `the iteration of ${parent}` });

@@ -25,7 +25,7 @@ describe('stepFields', () => {
       transform: { name: 'text', value: 'value', ...advanced },
       branch: { name: 'text', cases: 'cases', ...advanced },
       parallel: { name: 'text', ...advanced },
-      map: { name: 'text', items: 'expression', concurrency: 'number', ...advanced },
+      map: { name: 'text', items: 'expression', as: 'text', concurrency: 'number', ...advanced },
       loop: { name: 'text', while: 'expression', maxIterations: 'number', ...advanced },
       approval: { name: 'text', timeout: 'duration', prompt: 'expression', onTimeout: 'select', retry: 'retry' },
       spawn: { name: 'text', flow: 'text', input: 'key-value', ...advanced },

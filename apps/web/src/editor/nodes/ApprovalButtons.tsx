@@ -1,4 +1,5 @@
 /** Approve / Reject for a step that waits for a person, with an optional comment. */
+import { stepOf } from '@weft/engine';
 import { useState } from 'react';
 import { useToast } from '../../components/Toasts.tsx';
 import { useEditor } from '../../store/editor-hooks.ts';
@@ -6,7 +7,9 @@ import { messageOf, trpc } from '../../trpc.ts';
 
 export function ApprovalButtons({ stepId }: { stepId: string }) {
   const runId = useEditor((state) => state.run?.runId ?? null);
-  const prompt = useEditor((state) => state.run?.state.steps[stepId]?.approval?.prompt ?? '');
+  const prompt = useEditor(
+    (state) => (state.run ? stepOf(state.run.state, stepId) : undefined)?.approval?.prompt ?? '',
+  );
   const toast = useToast();
   const [busy, setBusy] = useState(false);
   const [comment, setComment] = useState('');
