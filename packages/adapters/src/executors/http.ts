@@ -1,13 +1,28 @@
 /**
  * The `http` call. A flow author controls the URL, so by default the request may only reach
- * public addresses: every address the host name resolves to is checked (IPv4 and IPv6,
- * including IPv4-mapped IPv6), and redirects are followed by hand so each hop is checked too.
+ * public addresses: every address the host name resolves to is checked where the socket
+ * connects, so the address checked is the address used (see `http-guard.ts`), and redirects
+ * are followed by hand so each hop is checked too. A cross-origin hop drops every credential
+ * header. Errors name the method, host and path, never a header value, userinfo or query.
  * Non-2xx responses are results (the flow decides); network failures are retryable errors.
+ *
+ * Requests go through the `undici` package's own `fetch` with its own Agent: Node's global
+ * fetch is undici too, but pairing it with an Agent from a different undici copy is not a
+ * supported combination, while one package's fetch and Agent are made to work together.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-import { type HttpCallInput, type HttpCallOutput, type Json, NonRetryableError, WeftError } from '@weft/engine';
+import {
+  type HttpCallInput,
+  type HttpCallOutput,
+  isCredentialHeader,
+  type Json,
+  NonRetryableError,
+  WeftError,
+} from '@weft/engine';
+import { fetch, Headers, type Response } from 'undici';
+import { checkLiteralHost, dispatcherFor, PrivateAddressError } from './http-guard.ts';
 import type { ExecutorContext, ExecutorDeps } from './types.ts';
+
+export { isPrivateAddress } from './http-guard.ts';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
@@ -15,41 +30,6 @@ const MAX_REDIRECTS = 5;
 /** A network-level failure (DNS, refused, reset, timeout): worth retrying. */
 export class HttpRequestError extends WeftError {
   override readonly code = 'http_request';
-}
-
-const privateRanges = new BlockList();
-for (const [prefix, bits] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, incl. cloud metadata 169.254.169.254
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, incl. broadcast
-] as const) {
-  privateRanges.addSubnet(prefix, bits, 'ipv4');
-}
-for (const [prefix, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64: embeds an IPv4 address that may be private
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  privateRanges.addSubnet(prefix, bits, 'ipv6');
-}
-
-/** True for loopback, private, link-local and other non-public addresses. ::ffff:a.b.c.d is checked as IPv4. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return privateRanges.check(address, 'ipv4');
-  if (family === 6) return privateRanges.check(address, 'ipv6');
-  return true; // not an address at all: refuse rather than guess
 }
 
 export async function executeHttp(input: HttpCallInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
@@ -63,12 +43,13 @@ export async function executeHttp(input: HttpCallInput, ctx: ExecutorContext, de
     if (typeof input.body !== 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
   }
   const allowPrivate = deps.http.allowPrivateNetwork || deps.env.WEFT_HTTP_ALLOW_PRIVATE === '1';
+  const dispatcher = dispatcherFor(allowPrivate);
 
   for (let hop = 0; ; hop++) {
-    if (!allowPrivate) await assertPublic(url, method, ctx.signal);
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, body, signal: ctx.signal, redirect: 'manual' });
+      if (!allowPrivate) checkLiteralHost(url);
+      response = await fetch(url, { method, headers, body, signal: ctx.signal, redirect: 'manual', dispatcher });
     } catch (error) {
       throw networkError(error, method, url, ctx.signal);
     }
@@ -78,11 +59,11 @@ export async function executeHttp(input: HttpCallInput, ctx: ExecutorContext, de
     }
     await response.body?.cancel();
     if (hop >= MAX_REDIRECTS) throw new NonRetryableError(`http ${method} ${describe(url)}: too many redirects`);
-    const next = parseUrl(new URL(location, url).href);
+    const next = parseUrl(location, url);
     if (next.origin !== url.origin) {
-      // Like fetch: credentials meant for one origin are not forwarded to another.
-      headers.delete('authorization');
-      headers.delete('cookie');
+      // Credentials meant for one origin are not forwarded to another: fetch drops only
+      // authorization and cookie, but an API key in a custom header is just as much a credential.
+      for (const name of [...headers.keys()]) if (isCredentialHeader(name)) headers.delete(name);
     }
     url = next;
     // Like browsers: a 303, and a 301/302 after a POST, continue as a GET without a body.
@@ -94,46 +75,48 @@ export async function executeHttp(input: HttpCallInput, ctx: ExecutorContext, de
   }
 }
 
-function parseUrl(raw: string): URL {
+function parseUrl(raw: string, base?: URL): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(raw, base);
   } catch {
-    throw new NonRetryableError(`http url is not a valid absolute URL: ${JSON.stringify(String(raw).slice(0, 200))}`);
+    const shown = JSON.stringify(withoutSecrets(String(raw)).slice(0, 200));
+    throw new NonRetryableError(
+      base
+        ? `http ${describe(base)} redirected to an invalid URL: ${shown}`
+        : `http url is not a valid absolute URL: ${shown}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new NonRetryableError(`http url must use http: or https:, not ${url.protocol}`);
   }
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses these too, but with a message that quotes the whole URL, password included.
+    throw new NonRetryableError(
+      `http url ${describe(url)} must not carry credentials (user:password@): send them in an authorization header`,
+    );
+  }
   return url;
 }
 
-function buildHeaders(raw: Record<string, string> | undefined): Headers {
-  try {
-    return new Headers(raw ?? {});
-  } catch (error) {
-    throw new NonRetryableError(`http headers are invalid: ${(error as Error).message}`);
-  }
+/** A URL that did not parse, without its likely userinfo, query and fragment. */
+function withoutSecrets(raw: string): string {
+  return raw.replace(/[?#][\s\S]*$/, '').replace(/\/\/[^/]*@/, '//');
 }
 
-async function assertPublic(url: URL, method: string, signal: AbortSignal): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) {
-    addresses = [host];
-  } else {
+function buildHeaders(raw: Record<string, string> | undefined): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw ?? {})) {
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-    } catch (error) {
-      throw networkError(error, method, url, signal);
+      headers.append(name, value);
+    } catch {
+      // Headers' own message quotes the value, which may be a credential: name the header only.
+      throw new NonRetryableError(
+        `http header ${JSON.stringify(name.slice(0, 100))} is invalid: a name must be a token, a value must not hold line breaks or NUL`,
+      );
     }
   }
-  const refused = addresses.find(isPrivateAddress);
-  if (refused !== undefined) {
-    throw new NonRetryableError(
-      `http request to ${describe(url)} refused: ${host} resolves to ${refused}, a loopback/private/link-local address. ` +
-        'Set WEFT_HTTP_ALLOW_PRIVATE=1 (or http.allowPrivateNetwork) to allow private network addresses.',
-    );
-  }
+  return headers;
 }
 
 async function readResponse(
@@ -184,6 +167,14 @@ async function readResponse(
 }
 
 function networkError(error: unknown, method: string, url: URL, signal: AbortSignal): Error {
+  const refused = findCause(error, PrivateAddressError);
+  if (refused) {
+    return new NonRetryableError(
+      `http request to ${describe(url)} refused: ${refused.message}. ` +
+        'Set WEFT_HTTP_ALLOW_PRIVATE=1 (or http.allowPrivateNetwork) to allow private network addresses.',
+      { cause: error },
+    );
+  }
   if (signal.aborted) {
     const reason = signal.reason as { name?: string } | undefined;
     const what = reason?.name === 'TimeoutError' ? 'timed out' : 'was aborted';
@@ -192,6 +183,15 @@ function networkError(error: unknown, method: string, url: URL, signal: AbortSig
   const cause = (error as { cause?: { message?: string; code?: string } }).cause;
   const detail = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
   return new HttpRequestError(`http ${method} ${describe(url)} failed: ${detail}`, { cause: error });
+}
+
+/** `error` or one of its causes that is a `type` (fetch wraps a connect failure in a TypeError). */
+function findCause<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /** The URL without credentials or query string, which may hold secrets. */

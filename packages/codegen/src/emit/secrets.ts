@@ -3,12 +3,10 @@
  * from its run input (`Bearer {{ input.token }}` — exported as that input read) or, wrongly,
  * holds it as a literal header value. Such a literal in a header whose name says it carries a
  * credential is written as a `process.env` read instead, named after the step (or tool) and
- * header, and listed at the top of the module.
+ * header, and listed at the top of the module. Which names carry a credential is the engine's
+ * `isCredentialHeader`, the same rule the http step uses for redirects and run events.
  */
-import { isExpression, isTemplate } from '@weft/engine';
-
-const SECRET_HEADER =
-  /^(authorization|proxy-authorization|cookie|x-api-key|api-key|apikey)$|token|secret|password|api[-_]?key|auth/i;
+import { isCredentialHeader, isExpression, isTemplate } from '@weft/engine';
 
 /** Environment variables an export reads, by name. */
 export class SecretNames {
@@ -23,7 +21,7 @@ export class SecretNames {
   /** The environment variable a literal credential is read from instead, else undefined. */
   variable(owner: string, header: string, value: unknown): string | undefined {
     if (typeof value !== 'string' || value === '' || isExpression(value) || isTemplate(value)) return undefined;
-    if (!SECRET_HEADER.test(header)) return undefined;
+    if (!isCredentialHeader(header)) return undefined;
     const name = `${owner}_${header}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
     this.names.add(name);
     return name;
