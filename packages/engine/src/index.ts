@@ -15,6 +15,14 @@ export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
 export { checkInput, type InputIssue } from './ir/input-schema.ts';
 export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';
+export {
+  checkJsonShape,
+  checkJsonTextDepth,
+  formatLongPath,
+  MAX_DOCUMENT_DEPTH,
+  MAX_INPUT_DEPTH,
+  type ShapeIssue,
+} from './json-shape.ts';
 export { isCredentialHeader, REDACTED } from './steps/http.ts';
 export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';
 export { formatPath, type ValidationIssue } from './validate/issues.ts';

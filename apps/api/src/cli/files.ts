@@ -3,6 +3,7 @@
  * say which file, and where in it, something is wrong.
  */
 import { readFile, stat } from 'node:fs/promises';
+import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { CliError } from './output.ts';
 
 /** Thrown for a file that is not valid JSON; carries the 1-based line and column. */
@@ -17,6 +18,9 @@ export class JsonSyntaxError extends CliError {
 }
 
 export function parseJson(text: string, what: string): unknown {
+  // JSON.parse overflows the stack on deep enough text and names nothing: check first, iteratively.
+  const tooDeep = checkJsonTextDepth(text, MAX_DOCUMENT_DEPTH);
+  if (tooDeep) throw new CliError(`${what} is ${tooDeep.message}, at ${formatLongPath(tooDeep.path)}`);
   try {
     return JSON.parse(text);
   } catch (error) {

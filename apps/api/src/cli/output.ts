@@ -16,7 +16,7 @@ export interface Writer {
 function writerFor(stream: NodeJS.WriteStream): Writer {
   return {
     write: (text) => {
-      stream.write(text);
+      stream.write(terminalSafe(text));
     },
     get isTTY() {
       return stream.isTTY === true;
@@ -27,6 +27,29 @@ function writerFor(stream: NodeJS.WriteStream): Writer {
 
 export const stdout = writerFor(process.stdout);
 export const stderr = writerFor(process.stderr);
+
+// Colour and weight codes (`styleText` writes these): harmless wherever they come from.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the escape character is the point
+const SGR_ALLOWED = /^\u001b\[(?:0|1|2|22|3[0-7]|39|9[0-7])m$/;
+// ESC sequences (CSI … final byte, OSC … BEL/ST, other two-byte escapes), then lone controls:
+// C0 except tab and newline (a carriage return can overwrite a line), DEL, and C1.
+const UNSAFE = new RegExp(
+  [
+    '\\u001b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)?|[@-Z\\\\-_])?',
+    '\\u009b[0-?]*[ -/]*[@-~]',
+    '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]',
+  ].join('|'),
+  'g',
+);
+
+/**
+ * What the CLI prints may hold text from a flow (step names, outputs, errors): terminal escape
+ * sequences in it could move the cursor, rewrite lines, set the window title or the clipboard.
+ * Everything but plain colour codes is dropped on the way out.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE, (sequence) => (SGR_ALLOWED.test(sequence) ? sequence : ''));
+}
 
 /** A usage mistake: unknown flag, missing argument. Exit 64 (EX_USAGE) with the command's usage. */
 export class UsageError extends Error {

@@ -16,7 +16,9 @@
  *   the Origin check cannot stop it, but its requests carry its own domain as Host. With a token
  *   any Host is fine (the page cannot know the token).
  * - Body limit: `maxBodyBytes` (default 1 MiB + 64 KiB of envelope). A larger declared body is
- *   refused with 413 before it is read; a chunked one is cut off by tRPC with the same 413.
+ *   refused with 413 before it is read; a chunked one with the same 413 once it grows past it.
+ * - JSON nested deeper than a flow document may be (1000 levels) is refused with 400 naming
+ *   where, before anything parses it (JSON.parse itself overflows the stack a few levels on).
  * - Static files need no token (the token is entered in the editor); the Host allow-list applies
  *   to them as to everything else.
  * - Every request is logged (method, path, status, ms) — never its headers or query.
@@ -26,6 +28,7 @@ import type { AddressInfo } from 'node:net';
 import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest';
+import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
@@ -175,7 +178,45 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       req.resume();
       return;
     }
+    if (req.method === 'POST') {
+      readBody(req, maxBodyBytes).then(
+        (text) => {
+          if (text === undefined) {
+            res.setHeader('connection', 'close');
+            sendError(
+              res,
+              413,
+              'PAYLOAD_TOO_LARGE',
+              `the request body is larger than the limit of ${maxBodyBytes} bytes`,
+            );
+            return;
+          }
+          if (refuseDeepJson(res, text, 'the request body')) return;
+          // tRPC parses a body it is handed instead of reading the stream again.
+          (req as IncomingMessage & { body?: string }).body = text;
+          trpc(req, res);
+        },
+        (error: unknown) => {
+          log.warn({ err: error, path }, 'reading the request body failed');
+          res.destroy();
+        },
+      );
+      return;
+    }
+    const input = new URL(req.url ?? '/', 'http://x').searchParams.get('input');
+    if (input !== null && refuseDeepJson(res, input, 'the input parameter')) return;
     trpc(req, res);
+  }
+
+  /**
+   * JSON deep enough to overflow JSON.parse answers "Maximum call stack size exceeded", naming
+   * nothing; this check is iterative and names where. The envelope (tRPC batches) adds a few levels.
+   */
+  function refuseDeepJson(res: ServerResponse, text: string, what: string): boolean {
+    const issue = checkJsonTextDepth(text, MAX_DOCUMENT_DEPTH + 4);
+    if (!issue) return false;
+    sendError(res, 400, 'BAD_REQUEST', `${what} is ${issue.message}, at ${formatLongPath(issue.path)}`);
+    return true;
   }
 
   /** Same-origin requests (the editor served from here), and the configured web origin. */
@@ -241,6 +282,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
 }
 
+/** The body as text, or undefined once it grows past `limit` bytes (the rest is then dropped). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
 function pathOf(req: IncomingMessage): string {
   const raw = req.url ?? '/';
   const end = raw.search(/[?#]/);
@@ -249,6 +310,7 @@ function pathOf(req: IncomingMessage): string {
 
 /** tRPC's error shape, so a tRPC client reads these like its own. */
 const JSON_RPC_CODES: Record<string, number> = {
+  BAD_REQUEST: -32600,
   NOT_FOUND: -32004,
   FORBIDDEN: -32003,
   METHOD_NOT_SUPPORTED: -32005,
