@@ -7,6 +7,7 @@ import { type Json, NonRetryableError, type StepCall, type StepCallKind } from '
 import { executeCode } from './code.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, executeHttp } from './http.ts';
 import { executeModelTurn } from './model-turn.ts';
+import { SandboxPool } from './sandbox-pool.ts';
 import { executeTool } from './tool.ts';
 import type { ExecutorContext, ExecutorDeps, ExecutorOptions, ExecutorRegistry } from './types.ts';
 
@@ -17,7 +18,9 @@ export {
   DEFAULT_SANDBOX_MEMORY_BYTES,
   DEFAULT_SANDBOX_TIMEOUT_MS,
   runInSandbox,
+  SandboxClosedError,
   type SandboxLimits,
+  SandboxQueueFullError,
 } from './sandbox.ts';
 export type { ExecutorContext, ExecutorOptions, ExecutorRegistry, HostTool } from './types.ts';
 
@@ -36,6 +39,9 @@ const executors: { [K in StepCallKind]: Executor<K> } = {
 };
 
 export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorRegistry {
+  const { workers, maxQueue, ...limits } = options.sandbox ?? {};
+  // Its workers start with the first code step; close() stops them.
+  const pool = new SandboxPool({ size: workers, maxQueue, memoryBytes: limits.memoryBytes });
   const deps: ExecutorDeps = {
     tools: options.tools ?? {},
     env: options.env ?? process.env,
@@ -43,7 +49,7 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
       allowPrivateNetwork: options.http?.allowPrivateNetwork ?? false,
       maxResponseBytes: options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
-    sandbox: { ...options.sandbox },
+    sandbox: { ...limits, pool },
   };
   return {
     async execute(call, ctx) {
@@ -54,6 +60,9 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
       // The map above is typed per kind; this one cast joins the union back up.
       const execute = executors[call.kind] as Executor<StepCallKind>;
       return execute(call.input as never, ctx, deps);
+    },
+    close() {
+      pool.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Json, JsonObject, StepCall } from '@weft/engine';
+import type { SandboxPool } from './sandbox-pool.ts';
 
 /** What the host tells an executor about the call it is running. */
 export interface ExecutorContext {
@@ -29,12 +30,20 @@ export interface ExecutorOptions {
     /** Default 5 MB. */
     maxResponseBytes?: number;
   };
-  sandbox?: { timeoutMs?: number; memoryBytes?: number };
+  sandbox?: {
+    timeoutMs?: number;
+    memoryBytes?: number;
+    /** Worker threads running code steps; default the core count less one (1–8). */
+    workers?: number;
+    /** Code calls that may wait for a worker; default 1000. Beyond it a call fails (retryably). */
+    maxQueue?: number;
+  };
 }
 
 /** Runs one checkpointed StepCall: plain JSON in, plain JSON out. */
 export interface ExecutorRegistry {
   execute(call: StepCall, ctx: ExecutorContext): Promise<Json>;
+  /** Releases what the registry holds (the sandbox's worker threads). */
   close?(): void;
 }
 
@@ -43,5 +52,5 @@ export interface ExecutorDeps {
   tools: Record<string, HostTool>;
   env: Record<string, string | undefined>;
   http: { allowPrivateNetwork: boolean; maxResponseBytes: number };
-  sandbox: { timeoutMs?: number; memoryBytes?: number };
+  sandbox: { timeoutMs?: number; memoryBytes?: number; pool: SandboxPool };
 }
