@@ -19,6 +19,7 @@ import {
   spawned,
   triageShipping,
 } from './case-builders.ts';
+import { MAP_AS_CASES } from './cases-map-as.ts';
 import { concurrent } from './events.ts';
 import { example } from './examples.ts';
 
@@ -439,4 +440,5 @@ export const CASES: readonly ConformanceCase[] = [
       ],
     },
   ),
+  ...MAP_AS_CASES,
 ];
