@@ -120,7 +120,8 @@ async function callModel(
 
 function toSdkTools(specs: ToolSpec[]): Record<string, Tool> | undefined {
   if (specs.length === 0) return undefined;
-  const tools: Record<string, Tool> = {};
+  // Keyed by tool names, which a model echoes back: no inherited members to match.
+  const tools: Record<string, Tool> = Object.create(null);
   for (const spec of specs) {
     tools[spec.name] = tool({ description: spec.description, inputSchema: jsonSchema(spec.parameters as JSONSchema7) });
   }

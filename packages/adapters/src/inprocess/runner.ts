@@ -433,7 +433,7 @@ export class InProcessRunner {
   }
 
   #hostToolSpecs() {
-    const specs: Record<string, { description: string; parameters: Record<string, Json> }> = {};
+    const specs: Record<string, { description: string; parameters: Record<string, Json> }> = Object.create(null);
     for (const [name, tool] of Object.entries(this.#options.tools ?? {}))
       specs[name] = { description: tool.description, parameters: tool.parameters };
     return specs;

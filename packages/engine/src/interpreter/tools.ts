@@ -11,21 +11,29 @@ import type { StepContext } from './context.ts';
 import { parseFlowRef } from './flow-ref.ts';
 import type { HttpCallInput, ToolSpec } from './host.ts';
 
+/**
+ * An entry of a map keyed by tool names. A model chooses the name it calls, so `toString` or
+ * `constructor` must never find a member inherited from Object.prototype.
+ */
+function entry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
+}
+
 export function toolSpec(name: string, ctx: StepContext): ToolSpec {
-  const own = ctx.flow.tools?.[name];
+  const own = entry(ctx.flow.tools, name);
   if (own) return { name, description: own.description, parameters: own.parameters as JsonObject };
-  const registered = ctx.options.hostTools?.[name];
+  const registered = entry(ctx.options.hostTools, name);
   if (registered) return { name, ...registered };
   throw new NonRetryableError(`unknown tool '${name}'`);
 }
 
 export function knowsTool(name: string, ctx: StepContext): boolean {
-  return ctx.flow.tools?.[name] !== undefined || ctx.options.hostTools?.[name] !== undefined;
+  return entry(ctx.flow.tools, name) !== undefined || entry(ctx.options.hostTools, name) !== undefined;
 }
 
 /** Runs tool `name` as the checkpointed step `id`. */
 export async function callTool(name: string, args: Json, id: string, ctx: StepContext): Promise<Json> {
-  const own = ctx.flow.tools?.[name];
+  const own = entry(ctx.flow.tools, name);
   if (own === undefined) {
     if (!knowsTool(name, ctx)) throw new NonRetryableError(`unknown tool '${name}'`);
     return ctx.host.run(id, { kind: 'tool', input: { tool: name, args } }, ctx.policy);
@@ -42,7 +50,7 @@ function callFlowTool(tool: FlowTool, args: Json, id: string, ctx: StepContext):
     // and the run's `input` (an API base URL, say) — not `steps`: a tool may be called from
     // anywhere, so which steps have run is unknowable where it is defined.
     const scope = { input: ctx.scope.input, steps: {}, args };
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = Object.create(null);
     for (const [key, value] of Object.entries(tool.http.headers ?? {}))
       headers[key] = String(resolveValue(value, scope));
     const request: HttpCallInput = {

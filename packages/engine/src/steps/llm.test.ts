@@ -295,6 +295,20 @@ describe('llm: agent loop', () => {
     ]);
   });
 
+  it.each(['toString', 'constructor', 'hasOwnProperty'])(
+    'tells the model %s is a tool it made up (never an inherited member)',
+    async (name) => {
+      const { host, calls } = setup();
+      const output = (await run(agentFlow({ tools: ['add'], maxSteps: 2 }), host, {
+        fixtures: { agent: [{ toolCalls: [{ tool: name, args: {} }] }, { text: 'ok' }] },
+      })) as { toolCalls: Json };
+      expect(calls.map((call) => call.id)).toEqual(['agent/llm#1', 'agent/llm#2']);
+      expect(output.toolCalls).toEqual([
+        { id: 'call_1_0', tool: name, args: {}, result: { error: `unknown tool '${name}'` } },
+      ]);
+    },
+  );
+
   it('stops after maxSteps model turns even if the model keeps calling tools', async () => {
     const { host, calls } = setup({ model: () => ({ toolCalls: [{ tool: 'add', args: { a: 1, b: 1 } }] }) });
     const output = await run(agentFlow({ tools: ['add'], maxSteps: 2 }), host);

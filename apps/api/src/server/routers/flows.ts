@@ -31,7 +31,12 @@ import { procedure, router } from '../trpc.ts';
 const flowId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lowercase letters, digits, - and _');
 const version = z.int().min(1);
 /** A flow document: an object here; everything inside it is the engine's to judge. */
-const flowDoc = z.record(z.string(), z.unknown());
+// Passed through as the client sent it: a zod record would rebuild it and silently drop a
+// `__proto__` key, which validation must see (and refuse, naming it).
+const flowDoc = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be a JSON object (a flow document)',
+);
 /** Imported files are read whole: a generous bound well above any real flow. */
 const MAX_IMPORT_CHARS = 5_000_000;
 
