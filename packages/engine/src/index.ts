@@ -23,7 +23,7 @@ export {
   MAX_INPUT_DEPTH,
   type ShapeIssue,
 } from './json-shape.ts';
-export { isCredentialHeader, REDACTED } from './steps/http.ts';
+export { CREDENTIAL_NAME, isCredentialHeader, REDACTED } from './steps/http.ts';
 export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';
 export { formatPath, type ValidationIssue } from './validate/issues.ts';
 export { type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';

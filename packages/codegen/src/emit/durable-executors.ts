@@ -5,9 +5,11 @@
  * offline, http through fetch, and code steps as plain functions. They run in `step.run` (Inngest)
  * or in activities (Temporal), on Node, so they may read `process.env`.
  */
-import { indentCodeSource } from '@weft/engine';
+import { CREDENTIAL_NAME, indentCodeSource } from '@weft/engine';
+import ts from 'typescript';
 import { annotateParameters } from './code-params.ts';
-import type { DurableModule } from './durable-steps.ts';
+import { type DurableModule, flowTool } from './durable-steps.ts';
+import { blockCommentText, stringLiteral } from './escape.ts';
 
 /** Provider → the import that creates its models, and the source that does. */
 const PROVIDERS: Record<string, { module: string; imports: string; create: string }> = {
@@ -40,7 +42,7 @@ const PROVIDERS: Record<string, { module: string; imports: string; create: strin
 
 /** The providers the flow's models need from the `ai` SDK (`mock` needs none). */
 export function sdkProviders(module: DurableModule): string[] {
-  return [...module.providers].filter((provider) => PROVIDERS[provider] !== undefined).sort();
+  return [...module.providers].filter((provider) => Object.hasOwn(PROVIDERS, provider)).sort();
 }
 
 /** Import lines the executors need (besides the target's own). */
@@ -49,7 +51,9 @@ export function executorImports(module: DurableModule): string[] {
   if (!module.uses.has('modelTurn') || providers.length === 0) return [];
   return [
     "import { APICallError, generateText, jsonSchema, type JSONSchema7, type LanguageModel, type ModelMessage, Output, stepCountIs, type Tool, tool } from 'ai';",
-    ...providers.map((provider) => `import { ${PROVIDERS[provider]!.imports} } from '${PROVIDERS[provider]!.module}';`),
+    ...providers.map(
+      (provider) => `import { ${PROVIDERS[provider]!.imports} } from ${stringLiteral(PROVIDERS[provider]!.module)};`,
+    ),
   ];
 }
 
@@ -73,12 +77,37 @@ export function executorsSource(module: DurableModule, exported: boolean, signal
   if (module.uses.has('modelTurn')) parts.push(modelSource(module, x, signal));
   if (module.uses.has('http')) parts.push(httpSource(x, signal));
   for (const [name, { source, owner }] of module.codeFunctions) {
-    const what = name.endsWith('Tool') && module.flow.tools?.[owner] ? `tool '${owner}'` : `code step '${owner}'`;
+    const what = name.endsWith('Tool') && flowTool(module.flow, owner) ? `tool '${owner}'` : `code step '${owner}'`;
+    const signature = `${x}async function ${name}(args: any, input: any, steps: any): Promise<any>`;
+    const text = `${signature} {${indentCodeSource(annotateParameters(source))}}`;
+    if (!isOneFunction(text, name)) {
+      // A source that does not parse, or ends the function and goes on (`} process.exit(1); {`),
+      // would be module code run on import: it fails when the step runs, as the sandbox would.
+      const message = stringLiteral(`the source of ${what} is not a function body`);
+      parts.push(
+        `/** The body of ${blockCommentText(what)}: its source does not parse as one. */\n${signature} {\n  throw nonRetryable(${message});\n}`,
+      );
+      continue;
+    }
     parts.push(
-      `/**\n * The body of ${what}, as written in the flow (untyped parameters get \`: any\` for --strict).\n * It receives its evaluated args, the run input and every visible step output.\n */\n// prettier-ignore\n${x}async function ${name}(args: any, input: any, steps: any): Promise<any> {${indentCodeSource(annotateParameters(source))}}`,
+      `/**\n * The body of ${blockCommentText(what)}, as written in the flow (untyped parameters get \`: any\` for --strict).\n * It receives its evaluated args, the run input and every visible step output.\n */\n// prettier-ignore\n${text}`,
     );
   }
   return parts.join('\n\n');
+}
+
+/** Does `text` parse as exactly one function declaration, `name`, and nothing else? */
+function isOneFunction(text: string, name: string): boolean {
+  const file = ts.createSourceFile('code.ts', text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const diagnostics = (file as unknown as { parseDiagnostics: unknown[] }).parseDiagnostics;
+  const [only, ...rest] = file.statements;
+  return (
+    diagnostics.length === 0 &&
+    rest.length === 0 &&
+    only !== undefined &&
+    ts.isFunctionDeclaration(only) &&
+    only.name?.text === name
+  );
 }
 
 function modelSource(module: DurableModule, x: string, signal: string): string {
@@ -188,7 +217,10 @@ ${x}async function modelTurn(request: ModelTurnRequest, ${signal}): Promise<Mode
 }
 
 function httpSource(x: string, signal: string): string {
-  return `/** One HTTP request. Non-2xx responses are results (the flow decides); a JSON body is parsed. */
+  return `/** Header names that carry a credential (Weft's own rule, written out). */
+const CREDENTIAL_HEADER = ${CREDENTIAL_NAME};
+
+/** One HTTP request. Non-2xx responses are results (the flow decides); a JSON body is parsed. */
 ${x}async function httpRequest(request: HttpRequest, ${signal}): Promise<HttpResponse> {
   const method = (request.method || 'GET').toUpperCase();
   const headers = new Headers(request.headers);
@@ -199,7 +231,27 @@ ${x}async function httpRequest(request: HttpRequest, ${signal}): Promise<HttpRes
     body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
     if (typeof request.body !== 'string' && !headers.has('content-type')) headers.set('content-type', 'application/json');
   }
-  const response = await fetch(request.url, { method, headers, body, signal });
+  // Redirects by hand, as Weft does: credentials meant for one origin never reach another.
+  let url = new URL(request.url);
+  let current = method;
+  let response: Response;
+  for (let hop = 0; ; hop++) {
+    response = await fetch(url, { method: current, headers, body, signal, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || !location) break;
+    await response.body?.cancel();
+    if (hop >= 5) throw nonRetryable(\`http \${method} \${url.origin}\${url.pathname}: too many redirects\`);
+    const next = new URL(location, url);
+    if (next.origin !== url.origin) {
+      for (const name of [...headers.keys()]) if (CREDENTIAL_HEADER.test(name)) headers.delete(name);
+    }
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && current === 'POST')) {
+      if (current !== 'HEAD') current = 'GET';
+      body = undefined;
+      headers.delete('content-type');
+    }
+    url = next;
+  }
   const text = await response.text();
   let parsed: unknown = text;
   if (/\\bjson\\b|\\+json\\b/i.test(response.headers.get('content-type') ?? '') && text.trim() !== '') {

@@ -7,6 +7,7 @@ import type { Flow } from '@weft/engine';
 import { executorImports, executorsSource, modelEnvironment } from './durable-executors.ts';
 import { ERROR_MESSAGE_SOURCE, orchestration } from './durable-runtime.ts';
 import { DurableModule, emitDurableSteps } from './durable-steps.ts';
+import { docComment, lineComment } from './escape.ts';
 import { inlineRuntime } from './inline-helpers.ts';
 import { typeDeclaration } from './json-schema.ts';
 import { SecretNames } from './secrets.ts';
@@ -60,12 +61,9 @@ export function header(flow: Flow, what: string, module: DurableModule, notes: s
     ...notes,
     ...(env.length > 0 ? [`Secrets are not written here: set ${env.join(', ')} in the environment.`] : []),
   ];
-  return lines
-    .flatMap((line) => line.split('\n'))
-    .map((line) => `// ${line}`.trimEnd())
-    .join('\n');
+  return lines.map(lineComment).join('\n');
 }
 
 export function inputType(flow: Flow): string {
-  return `/** The run input of '${flow.name.replaceAll('*/', '* /')}'. */\nexport ${typeDeclaration('Input', flow.input)}`;
+  return `${docComment(`The run input of '${flow.name}'.`)}\nexport ${typeDeclaration('Input', flow.input)}`;
 }

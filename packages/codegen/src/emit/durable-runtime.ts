@@ -7,8 +7,8 @@
  * durable-executors.ts.
  */
 import type { DurableModule, DurableOp, RetryPolicy } from './durable-steps.ts';
-import { quote } from './expression.ts';
-import { jsonLiteral, propertyKey } from './values.ts';
+import { propertyKey, stringLiteral } from './escape.ts';
+import { jsonLiteral } from './values.ts';
 
 /** Types of the data that crosses into a call (activities file for Temporal). */
 export function callTypes(module: DurableModule, exported: boolean): string {
@@ -107,7 +107,7 @@ export function flowTypes(module: DurableModule): string {
 type Steps = Record<string, { output: any }>;`,
   ];
   if (module.uses.has('code')) {
-    parts.push(`type CodeName = ${[...module.codeFunctions.keys()].map(quote).join(' | ')};`);
+    parts.push(`type CodeName = ${[...module.codeFunctions.keys()].map((name) => stringLiteral(name)).join(' | ')};`);
   }
   if (module.uses.has('modelTurn')) {
     parts.push(`interface LlmConfig {
@@ -343,30 +343,30 @@ function toolsSource(module: DurableModule): string {
   const own = Object.entries(tools).filter(([name]) => module.toolNames.has(name));
   const specs = own.map(
     ([name, tool]) =>
-      `${propertyKey(name)}: { name: ${quote(name)}, description: ${quote(tool.description)}, parameters: ${jsonLiteral(tool.parameters ?? {})} },`,
+      `${propertyKey(name)}: { name: ${stringLiteral(name)}, description: ${stringLiteral(tool.description)}, parameters: ${jsonLiteral(tool.parameters ?? {})} },`,
   );
   const cases = own.map(([name, tool]) => {
     let call: string;
     if (tool.source !== undefined) {
-      call = `durable.code(id, policy, ${quote(module.toolFunction(name))}, args, null, {})`;
+      call = `durable.code(id, policy, ${stringLiteral(module.toolFunction(name))}, args, null, {})`;
     } else if (tool.http !== undefined) {
       const { needs } = module;
-      const fields = [`method: ${quote(tool.http.method ?? 'GET')}`, `url: ${needs.text(tool.http.url)}`];
+      const fields = [`method: ${stringLiteral(tool.http.method ?? 'GET')}`, `url: ${needs.text(tool.http.url)}`];
       const headers: string[] = [];
       const secret: string[] = [];
       for (const [header, value] of Object.entries(tool.http.headers ?? {})) {
         const variable = module.secrets.variable(name, header, value);
         if (variable === undefined) headers.push(`${propertyKey(header)}: ${needs.text(value)}`);
-        else secret.push(`${propertyKey(header)}: ${quote(variable)}`);
+        else secret.push(`${propertyKey(header)}: ${stringLiteral(variable)}`);
       }
       fields.push(`headers: {${headers.length === 0 ? '' : ` ${headers.join(', ')} `}}`);
       if (secret.length > 0) fields.push(`secretHeaders: { ${secret.join(', ')} }`);
       if (tool.http.body !== undefined) fields.push(`body: ${needs.value(tool.http.body)}`);
       call = `durable.http(id, policy, { ${fields.join(', ')} })`;
     } else {
-      call = `durable.spawn(id, ${quote(module.toolFlow(name))}, args)`;
+      call = `durable.spawn(id, ${stringLiteral(module.toolFlow(name))}, args)`;
     }
-    return `case ${quote(name)}:\nreturn ${call};`;
+    return `case ${stringLiteral(name)}:\nreturn ${call};`;
   });
   const fallback = module.uses.has('hostTool')
     ? '// A tool the host application registered in Weft: implement it in hostTool().\nreturn durable.hostTool(id, policy, name, args);'
@@ -383,8 +383,8 @@ ${specs.join('\n')}
 };
 
 function toolSpec(name: string): ToolSpec {
-  const spec = TOOL_SPECS[name];
-  if (spec !== undefined) return spec;${hostSpec}
+  // Own properties only: a tool the model names \`constructor\` is not Object's.
+  if (Object.hasOwn(TOOL_SPECS, name)) return TOOL_SPECS[name]!;${hostSpec}
 }
 
 /** Calls tool \`name\`: a code tool runs as code, an http tool as a request, a flow tool as a child run. */

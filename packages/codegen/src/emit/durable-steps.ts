@@ -10,10 +10,10 @@
  * interpreter's step paths (`route/escalate`, `fanout.a/fetch`, `each[2]/summarize`,
  * `agent/llm#3`), built from `at`, the id prefix a container passes to its steps.
  */
-import { durationMs, type Flow, type Step } from '@weft/engine';
-import { quote } from './expression.ts';
+import { durationMs, type Flow, type FlowTool, type Step } from '@weft/engine';
+import { blockCommentText, lineComment, propertyKey, stringLiteral, templateText, variableName } from './escape.ts';
 import type { SecretNames } from './secrets.ts';
-import { jsonLiteral, ModuleNeeds, propertyKey } from './values.ts';
+import { jsonLiteral, ModuleNeeds } from './values.ts';
 
 /** Durable operations a module may need; the target implements only those used. */
 export type DurableOp = 'modelTurn' | 'http' | 'code' | 'hostTool' | 'approval' | 'sleep' | 'spawn';
@@ -74,7 +74,7 @@ export class DurableModule {
 
   /** The flow id a flow tool runs. */
   toolFlow(name: string): string {
-    return flowIdOf(this.flow.tools?.[name]?.flow ?? name);
+    return flowIdOf(flowTool(this.flow, name)?.flow ?? name);
   }
 
   codeFunction(owner: string, name: string, source: string): string {
@@ -100,7 +100,7 @@ interface Place {
 const TOP: Place = { suffix: '', nested: false };
 
 function idOf(place: Place, id: string): string {
-  return place.nested ? `\`\${at}${place.suffix}${id}\`` : quote(place.suffix + id);
+  return place.nested ? `\`\${at}${templateText(place.suffix + id)}\`` : stringLiteral(place.suffix + id);
 }
 
 /** The statements of a step list, each step's output stored in `steps`. Returns the code and the list's last output. */
@@ -112,13 +112,7 @@ export function emitDurableSteps(
   const code: string[] = [];
   let last = 'null';
   for (const step of steps) {
-    const comment =
-      step.name === undefined
-        ? ''
-        : `${step.name
-            .split('\n')
-            .map((line) => `// ${line}`)
-            .join('\n')}\n`;
+    const comment = step.name === undefined ? '' : `${lineComment(step.name)}\n`;
     code.push(comment + emitStep(step, module, place));
     last = step.type === 'fail' ? 'null' : `steps.${step.id}.output`;
   }
@@ -148,7 +142,7 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       }
       if (step.maxSteps !== undefined) fields.push(`maxSteps: ${step.maxSteps}`);
       if (step.schema !== undefined) fields.push(`schema: ${jsonLiteral(step.schema)}`);
-      const policy = quote(module.policy(step));
+      const policy = stringLiteral(module.policy(step));
       const tools = step.tools !== undefined && step.tools.length > 0 ? ', input' : '';
       return store(step, `await runLlm(durable, ${id}, ${policy}, { ${fields.join(', ')} }${tools})`);
     }
@@ -157,13 +151,13 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       const args = needs.value(step.args ?? {});
       return store(
         step,
-        `await runTool(durable, ${id}, ${quote(module.policy(step))}, ${quote(step.tool)}, ${args}, input)`,
+        `await runTool(durable, ${id}, ${stringLiteral(module.policy(step))}, ${stringLiteral(step.tool)}, ${args}, input)`,
       );
     }
     case 'code': {
       const name = module.codeFunction(step.id, `${step.id}Code`, step.source);
       const args = needs.value(step.args ?? {});
-      const call = `durable.code(${id}, ${quote(module.policy(step))}, ${quote(name)}, ${args}, input, steps)`;
+      const call = `durable.code(${id}, ${stringLiteral(module.policy(step))}, ${stringLiteral(name)}, ${args}, input, steps)`;
       return store(step, `await ${call}`);
     }
     case 'http': {
@@ -174,12 +168,12 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       for (const [name, value] of Object.entries(step.headers ?? {})) {
         const variable = module.secrets.variable(step.id, name, value);
         if (variable === undefined) headers.push(`${propertyKey(name)}: ${needs.text(value)}`);
-        else secret.push(`${propertyKey(name)}: ${quote(variable)}`);
+        else secret.push(`${propertyKey(name)}: ${stringLiteral(variable)}`);
       }
       fields.push(`headers: {${headers.length === 0 ? '' : ` ${headers.join(', ')} `}}`);
       if (secret.length > 0) fields.push(`secretHeaders: { ${secret.join(', ')} }`);
       if (step.body !== undefined) fields.push(`body: ${needs.value(step.body)}`);
-      const call = `durable.http(${id}, ${quote(module.policy(step))}, { ${fields.join(', ')} })`;
+      const call = `durable.http(${id}, ${stringLiteral(module.policy(step))}, { ${fields.join(', ')} })`;
       return store(step, `await ${call}`);
     }
     case 'branch': {
@@ -201,7 +195,8 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       return store(step, `await runParallel(steps, ${id}, { ${branches.join(', ')} })`);
     }
     case 'map': {
-      const body = closure(step.steps, module, 'steps, at, item, index');
+      // The item parameter has the map's name (`as`): the expressions inside read it so.
+      const body = closure(step.steps, module, `steps, at, ${variableName(step.as ?? 'item')}, index`);
       const concurrency = step.concurrency ?? 10;
       return store(step, `await runMap(steps, ${id}, ${needs.expression(step.items)}, ${concurrency}, ${body})`);
     }
@@ -214,20 +209,23 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       module.uses.add('approval');
       const fields = [`prompt: ${needs.text(step.prompt)}`];
       if (step.timeout !== undefined) {
-        fields.push(`timeout: ${quote(step.timeout)}`, `timeoutMs: ${durationMs(step.timeout)}`);
+        fields.push(`timeout: ${stringLiteral(step.timeout)}`, `timeoutMs: ${durationMs(step.timeout)}`);
       }
-      fields.push(`onTimeout: ${quote(step.onTimeout ?? 'reject')}`);
+      fields.push(`onTimeout: ${stringLiteral(step.onTimeout ?? 'reject')}`);
       return store(step, `await durable.approval(${id}, { ${fields.join(', ')} })`);
     }
     case 'spawn': {
       module.uses.add('spawn');
       const flow = flowIdOf(step.flow);
       module.childFlows.add(flow);
-      return store(step, `await durable.spawn(${id}, ${quote(flow)}, ${needs.value(step.input ?? {})})`);
+      return store(step, `await durable.spawn(${id}, ${stringLiteral(flow)}, ${needs.value(step.input ?? {})})`);
     }
     case 'sleep':
       module.uses.add('sleep');
-      return store(step, `await durable.sleep(${id}, ${durationMs(step.duration)} /* ${step.duration} */)`);
+      return store(
+        step,
+        `await durable.sleep(${id}, ${durationMs(step.duration)} /* ${blockCommentText(step.duration)} */)`,
+      );
     case 'fail':
       return `throw failure(${needs.text(step.message)});`;
     default:
@@ -242,7 +240,7 @@ function closure(steps: readonly Step[], module: DurableModule, params: string):
 
 function useTool(name: string, module: DurableModule): void {
   module.toolNames.add(name);
-  const tool = module.flow.tools?.[name];
+  const tool = flowTool(module.flow, name);
   if (tool === undefined) module.uses.add('hostTool');
   else if (tool.source !== undefined) module.codeFunction(name, toolFunctionName(name), tool.source);
   else if (tool.http !== undefined) module.uses.add('http');
@@ -250,6 +248,11 @@ function useTool(name: string, module: DurableModule): void {
     module.uses.add('spawn');
     module.childFlows.add(flowIdOf(tool.flow));
   }
+}
+
+/** The flow's own tool `name`, if it has one (not a host tool, nor `constructor` from Object). */
+export function flowTool(flow: Flow, name: string): FlowTool | undefined {
+  return flow.tools !== undefined && Object.hasOwn(flow.tools, name) ? flow.tools[name] : undefined;
 }
 
 /** "summarize-text@3" → "summarize-text": an export spawns the child export it sits beside. */

@@ -13,6 +13,7 @@
  * - `ir`: the expression language itself, in one canonical spelling (what import writes).
  */
 import type { ExprNode } from '@weft/engine';
+import { isIdentifierName, propertyKey, RESERVED_WORDS, stringLiteral, variableName } from './escape.ts';
 
 export type Dialect = 'ts' | 'ir';
 
@@ -24,19 +25,9 @@ export interface PrintOptions {
   onRuntime?: (name: 'eq' | 'ne') => void;
 }
 
-const RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public await'.split(
-    ' ',
-  ),
-);
-
-export function isIdentifierName(text: string): boolean {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(text);
-}
-
 /** Can a helper be called by its bare name (destructured from `helpers`)? */
 export function isBareHelper(name: string): boolean {
-  return !RESERVED.has(name);
+  return !RESERVED_WORDS.has(name);
 }
 
 // Binding power, as in JavaScript.
@@ -69,15 +60,6 @@ export function printExpression(node: ExprNode, options: PrintOptions): string {
 }
 
 /**
- * A single-quoted string literal. JSON.stringify escapes backslashes, double quotes and control
- * characters; only the single quote is left to escape. (JSON never escapes `'`, so a backslash
- * just before one is an escaped backslash and must stay as it is.)
- */
-export function quote(text: string): string {
-  return `'${JSON.stringify(text).slice(1, -1).replaceAll("'", "\\'")}'`;
-}
-
-/**
  * Printed expression text as the body of an arrow function: one that starts with `{` (an
  * object literal, or a member read of one) would be read as a block, so it gets parentheses.
  */
@@ -101,14 +83,15 @@ class Printer {
       case 'Literal':
         return { text: literal(node.value), precedence: PRIMARY };
       case 'Identifier':
-        return { text: node.name, precedence: PRIMARY };
+        return { text: this.#name(node.name), precedence: PRIMARY };
       case 'Array':
         return { text: `[${node.elements.map((e) => this.#at(e, CONDITIONAL)).join(', ')}]`, precedence: PRIMARY };
       case 'Object': {
+        // `{ item }` when the key is the name read; not when TypeScript spells the variable otherwise.
         const properties = node.properties.map((p) =>
-          p.value.type === 'Identifier' && p.value.name === p.key
+          p.value.type === 'Identifier' && this.#name(p.value.name) === p.key
             ? p.key
-            : `${isIdentifierName(p.key) ? p.key : quote(p.key)}: ${this.#at(p.value, CONDITIONAL)}`,
+            : `${this.#key(p.key)}: ${this.#at(p.value, CONDITIONAL)}`,
         );
         return { text: properties.length === 0 ? '{}' : `{ ${properties.join(', ')} }`, precedence: PRIMARY };
       }
@@ -194,6 +177,17 @@ class Printer {
     return this.#at(node, POSTFIX);
   }
 
+  /** A name an expression reads: in TypeScript, a map's variable may be spelled `$name` (escape.ts). */
+  #name(name: string): string {
+    return this.#options.dialect === 'ts' ? variableName(name) : name;
+  }
+
+  /** The IR has no computed keys: only TypeScript needs `propertyKey` (which computes `__proto__`). */
+  #key(key: string): string {
+    if (this.#options.dialect === 'ts') return propertyKey(key);
+    return isIdentifierName(key) ? key : stringLiteral(key);
+  }
+
   #args(args: ExprNode[]): string {
     return args.map((arg) => this.#at(arg, CONDITIONAL)).join(', ');
   }
@@ -210,6 +204,6 @@ function isNullLiteral(node: ExprNode): boolean {
 }
 
 function literal(value: string | number | boolean | null): string {
-  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'string') return stringLiteral(value);
   return String(value);
 }

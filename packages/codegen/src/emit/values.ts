@@ -5,7 +5,8 @@
  * literals as string literals.
  */
 import { compileExpression, compileTemplate, isExpression, isTemplate } from '@weft/engine';
-import { arrowBody, isIdentifierName, printExpression, quote } from './expression.ts';
+import { propertyKey, stringLiteral, templateText } from './escape.ts';
+import { arrowBody, printExpression } from './expression.ts';
 
 /** What a module needs from `@weft/engine` besides `defineFlow`, collected while printing. */
 export class ModuleNeeds {
@@ -28,12 +29,12 @@ export class ModuleNeeds {
   /** A string config field: literal, template or expression. */
   text(value: string): string {
     if (isExpression(value)) return this.expression(value);
-    if (!isTemplate(value)) return quote(value);
+    if (!isTemplate(value)) return stringLiteral(value);
     this.runtime.add('template');
     let out = '';
     for (const part of compileTemplate(value).parts) {
       // A literal `{{` in a template is written `\{{` in the IR: keep it so on the way back.
-      if (typeof part === 'string') out += escapeTemplateText(part).replaceAll('{{', '\\\\{{');
+      if (typeof part === 'string') out += templateText(part, { literalBraces: true });
       else out += `\${${this.expression(part.source)}}`;
     }
     return `template\`${out}\``;
@@ -47,25 +48,23 @@ export class ModuleNeeds {
       const entries = Object.entries(value).map(([key, v]) => `${propertyKey(key)}: ${this.value(v)}`);
       return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
     }
-    return JSON.stringify(value) ?? 'null';
+    return scalarLiteral(value);
   }
 }
 
 /** Plain JSON (no expressions) as a TypeScript literal. */
 export function jsonLiteral(value: unknown): string {
-  if (typeof value === 'string') return quote(value);
+  if (typeof value === 'string') return stringLiteral(value);
   if (Array.isArray(value)) return `[${value.map(jsonLiteral).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value).map(([key, v]) => `${propertyKey(key)}: ${jsonLiteral(v)}`);
     return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return scalarLiteral(value);
 }
 
-export function propertyKey(key: string): string {
-  return isIdentifierName(key) ? key : quote(key);
-}
-
-function escapeTemplateText(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('`', '\\`').replaceAll('${', '\\${');
+/** A number, boolean or null as JSON writes it (a value JSON cannot hold is null, as there). */
+function scalarLiteral(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  return typeof value === 'boolean' ? String(value) : 'null';
 }

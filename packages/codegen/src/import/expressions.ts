@@ -6,7 +6,8 @@
  */
 import { compileExpression, EXPR_HELPERS, EXPR_ROOTS, ExpressionError } from '@weft/engine';
 import ts from 'typescript';
-import { printExpression, quote } from '../emit/expression.ts';
+import { stringLiteral } from '../emit/escape.ts';
+import { printExpression } from '../emit/expression.ts';
 import type { Issues } from './issues.ts';
 
 const ROOTS = new Set<string>(EXPR_ROOTS.filter((root) => root !== 'args'));
@@ -34,10 +35,21 @@ const BINARY: Partial<Record<ts.SyntaxKind, string>> = {
 export class ExpressionReader {
   readonly #issues: Issues;
   readonly #file: ts.SourceFile;
+  /** The map variables in scope, innermost last: the TypeScript name and the flow's name. */
+  readonly #variables: { name: string; flowName: string }[] = [];
 
   constructor(file: ts.SourceFile, issues: Issues) {
     this.#file = file;
     this.#issues = issues;
+  }
+
+  /** Inside a map body: TypeScript's `name` reads the map's variable `flowName` (its `as`). */
+  bind(name: string, flowName: string): void {
+    this.#variables.push({ name, flowName });
+  }
+
+  unbind(): void {
+    this.#variables.pop();
   }
 
   /** An `=expression`. */
@@ -67,20 +79,16 @@ export class ExpressionReader {
   value(node: ts.Expression): unknown {
     const inner = unwrap(node);
     if (ts.isObjectLiteralExpression(inner)) {
-      const out: Record<string, unknown> = {};
+      const entries: [string, unknown][] = [];
       for (const property of inner.properties) {
         if (ts.isShorthandPropertyAssignment(property)) {
-          out[property.name.text] = this.expression(property.name);
+          entries.push([property.name.text, this.expression(property.name)]);
           continue;
         }
-        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
-        if (key === undefined || !ts.isPropertyAssignment(property)) {
-          this.#issues.at(property, 'only plain `key: value` properties can be imported');
-          continue;
-        }
-        out[key] = this.value(property.initializer);
+        const key = this.key(property, 'only plain `key: value` properties can be imported');
+        if (key !== undefined) entries.push([key, this.value((property as ts.PropertyAssignment).initializer)]);
       }
-      return out;
+      return Object.fromEntries(entries);
     }
     if (ts.isArrayLiteralExpression(inner)) return inner.elements.map((element) => this.value(element));
     // A string is text (`'{{ x }}'` is not a template): `text` keeps it a literal.
@@ -94,22 +102,36 @@ export class ExpressionReader {
   json(node: ts.Expression): unknown {
     const inner = unwrap(node);
     if (ts.isObjectLiteralExpression(inner)) {
-      const out: Record<string, unknown> = {};
+      const entries: [string, unknown][] = [];
       for (const property of inner.properties) {
-        const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
-        if (key === undefined || !ts.isPropertyAssignment(property)) {
-          this.#issues.at(property, 'only plain `key: value` properties can be imported here');
-          continue;
-        }
-        out[key] = this.json(property.initializer);
+        const key = this.key(property, 'only plain `key: value` properties can be imported here');
+        if (key !== undefined) entries.push([key, this.json((property as ts.PropertyAssignment).initializer)]);
       }
-      return out;
+      return Object.fromEntries(entries);
     }
     if (ts.isArrayLiteralExpression(inner)) return inner.elements.map((element) => this.json(element));
     const json = jsonScalar(inner);
     if (json.ok) return json.value;
     if (isProcessEnv(inner)) return this.#issues.at(inner, secretMessage(inner));
     return this.#issues.at(inner, 'must be a literal value (a string, number, boolean, null, array or object)');
+  }
+
+  /**
+   * The key of a `key: value` property that holds data, else an issue (`message` when it is not
+   * such a property). Objects built from keys use `Object.fromEntries`, which defines own
+   * properties, so a `__proto__` key is data there; but in the module, `__proto__: v` sets a
+   * prototype, so it must be written `['__proto__']: v` to mean what the import reads.
+   */
+  key(property: ts.ObjectLiteralElementLike, message: string): string | undefined {
+    const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
+    if (key === undefined) return this.#issues.at(property, message);
+    if (key === '__proto__' && !ts.isComputedPropertyName((property as ts.PropertyAssignment).name)) {
+      return this.#issues.at(
+        property,
+        "`__proto__: …` sets the object's prototype in JavaScript; write ['__proto__']: … for a key named __proto__",
+      );
+    }
+    return key;
   }
 
   /**
@@ -143,11 +165,15 @@ export class ExpressionReader {
       return this.#raw(node.expression);
     if (ts.isTypeAssertionExpression(node)) return this.#raw(node.expression);
     if (ts.isIdentifier(node)) {
+      const variable = this.#variables.findLast((v) => v.name === node.text);
+      if (variable !== undefined) return variable.flowName;
       if (ROOTS.has(node.text)) return node.text;
       if (node.text === 'undefined') return fail("'undefined' is not in the expression language; use null");
-      return fail(`unknown name '${node.text}': a flow expression can read only ${[...ROOTS].join(', ')}`);
+      return fail(
+        `unknown name '${node.text}': a flow expression can read only ${[...ROOTS].join(', ')}, and a map's item by the name its body gives it ({ item: name })`,
+      );
     }
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return quote(node.text);
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return stringLiteral(node.text);
     if (ts.isNumericLiteral(node)) return String(Number(node.text));
     switch (node.kind) {
       case ts.SyntaxKind.TrueKeyword:
@@ -211,7 +237,7 @@ export class ExpressionReader {
         const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
         if (key === undefined || !ts.isPropertyAssignment(property))
           return this.#issues.at(property, 'only plain `key: value` properties are in the expression language');
-        return join(`${quote(key)}: `, this.#raw(property.initializer));
+        return join(`${stringLiteral(key)}: `, this.#raw(property.initializer));
       });
       return properties.includes(undefined) ? undefined : `{ ${properties.join(', ')} }`;
     }
@@ -260,7 +286,7 @@ export class ExpressionReader {
 
 /** A string literal in a config: as is, unless the IR would read it as an expression or template. */
 function literalString(text: string): string {
-  return text.startsWith('=') || text.includes('{{') ? `=${quote(text)}` : text;
+  return text.startsWith('=') || text.includes('{{') ? `=${stringLiteral(text)}` : text;
 }
 
 /**
@@ -273,7 +299,7 @@ function irText(text: string, beforeInterpolation: boolean): string {
   const spell = (literal: string) =>
     literal.replace(/\{{2,}/g, (run) => `${run.length % 2 === 1 ? '{' : ''}${'\\{{'.repeat(run.length >> 1)}`);
   const end = beforeInterpolation && /(?:\\|(?:^|[^{])\{)$/.test(text) ? /[\\{]+$/.exec(text)![0] : '';
-  return end === '' ? spell(text) : `${spell(text.slice(0, -end.length))}{{ ${quote(end)} }}`;
+  return end === '' ? spell(text) : `${spell(text.slice(0, -end.length))}{{ ${stringLiteral(end)} }}`;
 }
 
 export function unwrap(node: ts.Expression): ts.Expression {
@@ -288,8 +314,13 @@ export function unwrap(node: ts.Expression): ts.Expression {
   return current;
 }
 
+/** A property's name as written: bare, quoted, a number, or computed from a string (`['__proto__']`). */
 export function propertyName(name: ts.PropertyName): string | undefined {
   if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
+  if (ts.isComputedPropertyName(name)) {
+    const expression = unwrap(name.expression);
+    if (ts.isStringLiteral(expression) || ts.isNoSubstitutionTemplateLiteral(expression)) return expression.text;
+  }
   return undefined;
 }
 

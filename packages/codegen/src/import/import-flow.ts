@@ -32,6 +32,7 @@ export function importFlow(source: string, fileName = 'flow.ts', options: Valida
     functions: new Map(),
     usedFunctions: new Set(),
     stepNodes: new Map(),
+    moduleNames: moduleNames(file),
   };
   let flowCall: ts.CallExpression | undefined;
   for (const statement of file.statements) {
@@ -122,6 +123,27 @@ function readFlow(call: ts.CallExpression, ctx: StepReaderContext): Record<strin
     doc.steps = [reader.step(fn.body as ts.CallExpression, fn.body as unknown as ts.Statement)];
   }
   return doc;
+}
+
+/** The names a module declares at its top level: imports, functions, `const { … } = helpers`. */
+function moduleNames(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  const bind = (name: ts.BindingName | ts.Identifier | undefined) => {
+    if (name === undefined) return;
+    if (ts.isIdentifier(name)) names.add(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) bind(element.name);
+  };
+  for (const statement of file.statements) {
+    if (ts.isFunctionDeclaration(statement)) bind(statement.name);
+    else if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) bind(d.name);
+    else if (ts.isImportDeclaration(statement) && statement.importClause) {
+      const { name, namedBindings } = statement.importClause;
+      bind(name);
+      if (namedBindings && ts.isNamespaceImport(namedBindings)) bind(namedBindings.name);
+      else if (namedBindings) for (const specifier of namedBindings.elements) bind(specifier.name);
+    }
+  }
+  return names;
 }
 
 function isDefineFlow(node: ts.Expression): node is ts.CallExpression {

@@ -4,67 +4,12 @@
  * kind of value the IR holds there (`FIELDS`). Anything the IR cannot express is an error at
  * its line: control flow written in JavaScript, a dynamic id, a step call inside try/catch.
  */
-import { STEP_TYPES, type StepType } from '@weft/engine';
+import { EXPR_HELPERS, STEP_TYPES, type StepType } from '@weft/engine';
 import ts from 'typescript';
 import { codeSourceFromTypeScript } from '../emit/code-params.ts';
 import { type ExpressionReader, propertyName, unwrap } from './expressions.ts';
+import { BODY_NAMES, COMMON, FIELDS, type FieldKind, POSITIONAL, UNBINDABLE } from './fields.ts';
 import type { Issues } from './issues.ts';
-
-type FieldKind =
-  | 'json'
-  | 'text'
-  | 'expr'
-  | 'value'
-  | 'headers'
-  | 'code'
-  | 'cases'
-  | 'body'
-  | 'branches'
-  | 'while'
-  | 'name';
-
-const COMMON: Record<string, FieldKind> = { name: 'name', retry: 'json', timeout: 'json' };
-
-/** What each config field holds, per step type (the IR step schemas, field by field). */
-const FIELDS: { [T in StepType]: Record<string, FieldKind> } = {
-  llm: {
-    model: 'json',
-    system: 'text',
-    prompt: 'text',
-    messages: 'expr',
-    tools: 'json',
-    maxSteps: 'json',
-    schema: 'json',
-  },
-  tool: { tool: 'json', args: 'value' },
-  code: { source: 'code', args: 'value' },
-  http: { method: 'json', url: 'text', headers: 'headers', body: 'value' },
-  transform: { value: 'value' },
-  branch: { cases: 'cases', else: 'body' },
-  parallel: { branches: 'branches' },
-  map: { items: 'expr', concurrency: 'json', steps: 'body' },
-  loop: { while: 'while', maxIterations: 'json', steps: 'body' },
-  approval: { prompt: 'text', onTimeout: 'json' },
-  spawn: { flow: 'json', input: 'value' },
-  sleep: { duration: 'json' },
-  fail: { message: 'text' },
-};
-
-/** Positional forms the code-first API also accepts: `step.tool('id', 'name', args)`. */
-const POSITIONAL: Partial<Record<StepType, [string, string?]>> = {
-  tool: ['tool', 'args'],
-  code: ['source', 'args'],
-  spawn: ['flow', 'input'],
-  sleep: ['duration'],
-  fail: ['message'],
-};
-
-/** The names each kind of body may destructure from its argument. */
-const BODY_NAMES: Record<'plain' | 'map' | 'loop', ReadonlySet<string>> = {
-  plain: new Set(['step', 'steps', 'input']),
-  map: new Set(['step', 'steps', 'input', 'item', 'index']),
-  loop: new Set(['step', 'steps', 'input', 'iteration']),
-};
 
 export interface StepReaderContext {
   file: ts.SourceFile;
@@ -75,6 +20,8 @@ export interface StepReaderContext {
   usedFunctions: Set<string>;
   /** Where each step id was written, to pin validation errors. */
   stepNodes: Map<string, ts.Node>;
+  /** Every name the module declares at its top level (imports, functions, helper names). */
+  moduleNames: ReadonlySet<string>;
 }
 
 export class StepReader {
@@ -158,18 +105,29 @@ export class StepReader {
     const config = unwrap(configNode);
     if (ts.isObjectLiteralExpression(config)) {
       if (third !== undefined) issues.at(third, 'unexpected argument after the config object');
+      // The body is read with the item's name, wherever `as` is written (a bad one is reported below).
+      const as = config.properties.find(
+        (property) => ts.isPropertyAssignment(property) && propertyName(property.name) === 'as',
+      ) as ts.PropertyAssignment | undefined;
+      const asText = as === undefined ? undefined : unwrap(as.initializer);
+      const mapItemName = asText !== undefined && ts.isStringLiteral(asText) ? asText.text : 'item';
       for (const property of config.properties) {
         const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
         if (key === undefined || !ts.isPropertyAssignment(property)) {
           issues.at(property, 'only plain `key: value` properties can be imported');
           continue;
         }
-        const kind = FIELDS[type][key] ?? COMMON[key];
+        // Own fields only: `constructor` is no field (and no kind) of any step.
+        const kind = Object.hasOwn(FIELDS[type], key)
+          ? FIELDS[type][key]
+          : Object.hasOwn(COMMON, key)
+            ? COMMON[key]
+            : undefined;
         if (kind === undefined) {
           issues.at(property.name, `step.${type} has no field '${key}'`);
           continue;
         }
-        const value = this.#field(kind, property.initializer, type);
+        const value = this.#field(kind, property.initializer, type, mapItemName);
         if (value !== undefined) step[key] = value;
       }
     } else {
@@ -182,7 +140,8 @@ export class StepReader {
     return step;
   }
 
-  #field(kind: FieldKind, node: ts.Expression, type: StepType): unknown {
+  /** `mapItemName`: a map's `as` (its item's name in the flow), for its body. */
+  #field(kind: FieldKind, node: ts.Expression, type: StepType, mapItemName = 'item'): unknown {
     const { expressions, issues } = this.#ctx;
     switch (kind) {
       case 'json':
@@ -200,31 +159,28 @@ export class StepReader {
       case 'headers': {
         const inner = unwrap(node);
         if (!ts.isObjectLiteralExpression(inner)) return issues.at(node, 'headers must be an object literal');
-        const headers: Record<string, unknown> = {};
+        const headers: [string, unknown][] = [];
         for (const property of inner.properties) {
-          const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
-          if (key === undefined || !ts.isPropertyAssignment(property))
-            issues.at(property, 'only plain `key: value` headers');
-          else headers[key] = expressions.text(property.initializer);
+          const key = expressions.key(property, 'only plain `key: value` headers');
+          if (key !== undefined) headers.push([key, expressions.text((property as ts.PropertyAssignment).initializer)]);
         }
-        return headers;
+        return Object.fromEntries(headers);
       }
       case 'code':
         return this.#codeSource(node);
       case 'body':
-        return this.#body(node, type === 'map' ? 'map' : type === 'loop' ? 'loop' : 'plain');
+        return this.#body(node, type === 'map' ? 'map' : type === 'loop' ? 'loop' : 'plain', mapItemName);
       case 'branches': {
         const inner = unwrap(node);
         if (!ts.isObjectLiteralExpression(inner))
           return issues.at(node, 'branches must be an object literal of functions');
-        const branches: Record<string, unknown> = {};
+        const branches: [string, unknown][] = [];
         for (const property of inner.properties) {
-          const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
-          if (key === undefined || !ts.isPropertyAssignment(property))
-            issues.at(property, 'each branch is `name: async ({ step }) => { … }`');
-          else branches[key] = this.#body(property.initializer, 'plain');
+          const key = expressions.key(property, 'each branch is `name: async ({ step }) => { … }`');
+          if (key !== undefined)
+            branches.push([key, this.#body((property as ts.PropertyAssignment).initializer, 'plain')]);
         }
-        return branches;
+        return Object.fromEntries(branches);
       }
       case 'cases': {
         const inner = unwrap(node);
@@ -269,24 +225,37 @@ export class StepReader {
     return expressions.expression(body as ts.Expression);
   }
 
-  /** `async ({ step, steps }) => { … }`: a nested step list. */
-  #body(node: ts.Expression, kind: keyof typeof BODY_NAMES): unknown[] | undefined {
-    const { issues } = this.#ctx;
+  /**
+   * `async ({ step, steps }) => { … }`: a nested step list. A map's body receives the item as
+   * `item` and may name it (`{ item: ticket }`): inside, that name reads the map's variable,
+   * whose name in the flow is `mapItemName` (the map's `as`).
+   */
+  #body(node: ts.Expression, kind: keyof typeof BODY_NAMES, mapItemName = 'item'): unknown[] | undefined {
+    const { issues, expressions } = this.#ctx;
     const fn = unwrap(node);
     if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn))
       return issues.at(node, 'a nested step list is a function: async ({ step, steps }) => { … }');
-    if (!this.#params(fn, BODY_NAMES[kind])) return undefined;
-    if (ts.isBlock(fn.body)) return this.block(fn.body.statements, false).steps;
-    const call = stepCall(fn.body);
-    if (call) return [this.step(call, fn.body as unknown as ts.Statement)];
-    return issues.at(
-      fn.body,
-      "a nested body can only return its last step: in the IR a container's output is its last step's output",
-    );
+    if (!this.#params(fn, BODY_NAMES[kind], kind === 'map')) return undefined;
+    const variable = kind === 'map' ? itemBinding(fn) : undefined;
+    if (variable !== undefined) expressions.bind(variable, mapItemName);
+    try {
+      if (ts.isBlock(fn.body)) return this.block(fn.body.statements, false).steps;
+      const call = stepCall(fn.body);
+      if (call) return [this.step(call, fn.body as unknown as ts.Statement)];
+      return issues.at(
+        fn.body,
+        "a nested body can only return its last step: in the IR a container's output is its last step's output",
+      );
+    } finally {
+      if (variable !== undefined) expressions.unbind();
+    }
   }
 
-  /** At most one destructured parameter, binding only names the runtime passes, unrenamed. */
-  #params(fn: ts.SignatureDeclarationBase, names: ReadonlySet<string>): boolean {
+  /**
+   * At most one destructured parameter, binding only names the runtime passes, unrenamed — but
+   * for a map's `item` (`renameItem`), which may be bound to a name that shadows nothing.
+   */
+  #params(fn: ts.SignatureDeclarationBase, names: ReadonlySet<string>, renameItem = false): boolean {
     const { issues } = this.#ctx;
     if (fn.parameters.length === 0) return true;
     const [param, extra] = fn.parameters;
@@ -297,6 +266,13 @@ export class StepReader {
     let ok = true;
     for (const element of param.name.elements) {
       const name = ts.isIdentifier(element.name) ? element.name.text : undefined;
+      if (renameItem && element.propertyName && propertyName(element.propertyName) === 'item' && name !== undefined) {
+        if (element.initializer || element.dotDotDotToken || !this.#bindable(name)) {
+          issues.at(element, `the item cannot be named '${name}' here: the body or the module uses that name`);
+          ok = false;
+        }
+        continue;
+      }
       if (
         element.propertyName ||
         element.initializer ||
@@ -309,6 +285,11 @@ export class StepReader {
       }
     }
     return ok;
+  }
+
+  /** Can a map body bind its item to `name` without hiding a name the body or module means? */
+  #bindable(name: string): boolean {
+    return !UNBINDABLE.has(name) && !EXPR_HELPERS.has(name) && !this.#ctx.moduleNames.has(name);
   }
 
   #codeSource(node: ts.Expression): string | undefined {
@@ -331,6 +312,18 @@ export class StepReader {
     const source = codeSourceFromTypeScript(fn.getText(file));
     return source ?? issues.at(fn, 'a code function needs a body');
   }
+}
+
+/** The name a map body binds its item to (`{ item }` or `{ item: ticket }`), if it takes the item. */
+function itemBinding(fn: ts.SignatureDeclarationBase): string | undefined {
+  const param = fn.parameters[0];
+  if (param === undefined || !ts.isObjectBindingPattern(param.name)) return undefined;
+  for (const element of param.name.elements) {
+    const key = element.propertyName === undefined ? element.name : element.propertyName;
+    if ((ts.isIdentifier(key) || ts.isStringLiteral(key)) && key.text === 'item' && ts.isIdentifier(element.name))
+      return element.name.text;
+  }
+  return undefined;
 }
 
 /** `step.x(…)` (optionally awaited), else undefined. */

@@ -16,6 +16,7 @@
 import type { Flow } from '@weft/engine';
 import { camelId, durableBody, header, inputType, runtimeSource } from '../emit/durable-module.ts';
 import { callTypes, flowTypes, policiesSource } from '../emit/durable-runtime.ts';
+import { docComment, stringLiteral } from '../emit/escape.ts';
 import type { ExportFile, ExportOptions, ExportTarget } from './target.ts';
 
 export const inngestTarget: ExportTarget = {
@@ -43,7 +44,7 @@ export function inngestFiles(flow: Flow, options: ExportOptions = {}): ExportFil
     `import { ${fromInngest.sort().join(', ')} } from 'inngest';`,
     ...children
       .filter((id) => exported.has(id) && id !== flow.id)
-      .map((id) => `import { ${camelId(id)} } from './${id}.js';`),
+      .map((id) => `import { ${camelId(id)} } from ${stringLiteral(`./${id}.js`)};`),
   ];
   const { ops, moduleLevel } = inngestOps(module.uses, module.codeFunctions.keys(), children, exported, flow.id);
   const parts = [
@@ -62,7 +63,7 @@ export function inngestFiles(flow: Flow, options: ExportOptions = {}): ExportFil
       "// checkpointing: false — with SDK v4's default checkpointing the Inngest Dev Server (v1.12.1) leaves runs",
       "// 'Running' (a step's result never resumes the function, nor a child's a parent's step.invoke);",
       '// step-by-step execution works on the dev server and in the cloud alike.',
-      `export const inngest = new Inngest({ id: ${JSON.stringify(INNGEST_APP_ID)}, checkpointing: false });`,
+      `export const inngest = new Inngest({ id: ${stringLiteral(INNGEST_APP_ID)}, checkpointing: false });`,
     ].join('\n'),
     inputType(flow),
     callTypes(module, false),
@@ -74,12 +75,12 @@ export function inngestFiles(flow: Flow, options: ExportOptions = {}): ExportFil
     body.executors,
     ...moduleLevel,
     body.runFlow,
-    `/** '${flow.name.replaceAll('*/', '* /')}' as an Inngest function. */
+    `${docComment(`'${flow.name}' as an Inngest function.`)}
 export const ${name} = inngest.createFunction(
   {
-    id: ${JSON.stringify(flow.id)},
-    name: ${JSON.stringify(flow.name)},
-    triggers: [{ event: ${JSON.stringify(`weft/${flow.id}.run`)} }],
+    id: ${stringLiteral(flow.id)},
+    name: ${stringLiteral(flow.name)},
+    triggers: [{ event: ${stringLiteral(`weft/${flow.id}.run`)} }],
     // The most attempts any step allows; withPolicy stops each step at its own count.
     retries: ${Math.min(20, maxAttempts - 1)},
   },
@@ -153,7 +154,7 @@ function inngestOps(
 const HOST_TOOLS: Record<string, (args: any) => Promise<any>> = {};`);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted TypeScript's own template literal.
     const missing = "throw new NonRetriableError(`unknown tool '${name}'`);";
-    const call = `async () => {\n  const tool = HOST_TOOLS[name];\n  if (!tool) ${missing}\n  return tool(args);\n}`;
+    const call = `async () => {\n  const tool = Object.hasOwn(HOST_TOOLS, name) ? HOST_TOOLS[name] : undefined;\n  if (!tool) ${missing}\n  return tool(args);\n}`;
     ops.push(`hostTool: (id, policy, name, args) =>\n  ${run(call)},`);
   }
   if (uses.has('approval')) {
@@ -189,8 +190,8 @@ const HOST_TOOLS: Record<string, (args: any) => Promise<any>> = {};`);
       const target =
         exported.has(id) || id === self
           ? camelId(id)
-          : `referenceFunction({ appId: ${JSON.stringify(INNGEST_APP_ID)}, functionId: ${JSON.stringify(id)} })`;
-      return `case ${JSON.stringify(id)}:\nreturn ${target};`;
+          : `referenceFunction({ appId: ${stringLiteral(INNGEST_APP_ID)}, functionId: ${stringLiteral(id)} })`;
+      return `case ${stringLiteral(id)}:\nreturn ${target};`;
     });
     const note = children.some((id) => !exported.has(id) && id !== self)
       ? ' A flow not exported with this one is referenced by id: export it too, into the same app.'

@@ -3,7 +3,8 @@
  * it). Targets live one per file in this folder and register in `TARGETS` (export-flow.ts); the
  * shared printers for expressions, values and JSON Schema types are in `../emit/`, and what the
  * Inngest and Temporal targets share (the durable flow body and its runtime) is in
- * `../emit/durable-*.ts`.
+ * `../emit/durable-*.ts`. Every text from the flow that a target writes into a comment, a string
+ * or template literal, a property name or a variable name goes through `../emit/escape.ts`.
  */
 import type { Flow } from '@weft/engine';
 

@@ -15,6 +15,7 @@ import type { Flow } from '@weft/engine';
 import { camelId, durableBody, header, inputType, runtimeSource } from '../emit/durable-module.ts';
 import { callTypes, flowTypes, policiesSource } from '../emit/durable-runtime.ts';
 import type { RetryPolicy } from '../emit/durable-steps.ts';
+import { docComment, stringLiteral } from '../emit/escape.ts';
 import { jsonLiteral } from '../emit/values.ts';
 import type { ExportFile, ExportOptions, ExportTarget } from './target.ts';
 
@@ -44,11 +45,11 @@ export function temporalFiles(flow: Flow, options: ExportOptions = {}): ExportFi
   if (uses.has('http')) callTypeNames.push('HttpRequest', 'HttpResponse');
   const imports = [
     `import { ${fromWorkflow.sort().join(', ')} } from '@temporalio/workflow';`,
-    module.policies.size > 0 ? `import type * as activities from '${activitiesPath}';` : '',
-    `import type { ${callTypeNames.sort().join(', ')} } from '${activitiesPath}';`,
+    module.policies.size > 0 ? `import type * as activities from ${stringLiteral(activitiesPath)};` : '',
+    `import type { ${callTypeNames.sort().join(', ')} } from ${stringLiteral(activitiesPath)};`,
     ...children
       .filter((id) => exported.has(id) && id !== flow.id)
-      .map((id) => `import { ${camelId(id)} } from './${id}.workflow.js';`),
+      .map((id) => `import { ${camelId(id)} } from ${stringLiteral(`./${id}.workflow.js`)};`),
   ];
 
   const workflow = [
@@ -73,7 +74,7 @@ function failure(message: string): Error {
     uses.has('spawn') ? childWorkflow(children, exported, flow.id) : '',
     body.runFlow,
     uses.has('approval') ? APPROVAL_DEFINITIONS : '',
-    `/** '${flow.name.replaceAll('*/', '* /')}' as a Temporal workflow. */
+    `${docComment(`'${flow.name}' as a Temporal workflow.`)}
 export async function ${name}(input: Input): Promise<any> {
 ${uses.has('approval') ? APPROVAL_STATE : ''}
   // Each durable operation of the flow as Temporal primitives.
@@ -109,7 +110,7 @@ function nonRetryable(message: string): Error {
 const HOST_TOOLS: Record<string, (args: any) => Promise<any>> = {};
 
 export async function hostTool(name: string, args: any): Promise<any> {
-  const tool = HOST_TOOLS[name];
+  const tool = Object.hasOwn(HOST_TOOLS, name) ? HOST_TOOLS[name] : undefined;
   if (!tool) throw nonRetryable(\`unknown tool '\${name}'\`);
   return tool(args);
 }`
@@ -205,8 +206,8 @@ function childWorkflow(children: string[], exported: ReadonlySet<string>, self: 
   const cases = children.map((id) => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the emitted TypeScript's own template literal.
     const workflowId = 'workflowId: `${workflowInfo().workflowId}/${id}`';
-    const target = exported.has(id) || id === self ? camelId(id) : `'${camelId(id)}'`;
-    return `case ${JSON.stringify(id)}:\nreturn executeChild(${target}, { args: [input], ${workflowId} });`;
+    const target = exported.has(id) || id === self ? camelId(id) : stringLiteral(camelId(id));
+    return `case ${stringLiteral(id)}:\nreturn executeChild(${target}, { args: [input], ${workflowId} });`;
   });
   const note = children.some((id) => !exported.has(id) && id !== self)
     ? ' A flow not exported with this one is started by workflow type name: export it too, into the same worker.'

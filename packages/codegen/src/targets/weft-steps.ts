@@ -1,12 +1,14 @@
 /**
  * Steps as code-first statements: `await step.<type>('id', { …config })`, one per IR step, in
- * order, with the step's name as a comment above it. Nested step lists become async functions
- * (`async ({ step, steps }) => { … }`) whose last step is returned: that is the container's
- * output, as in the IR.
+ * order, with the step's name as a comment above it — or, when a comment cannot hold it exactly
+ * (a `\r` or U+2028 in it, trailing spaces), as the config's `name` string. Nested step lists
+ * become async functions (`async ({ step, steps }) => { … }`) whose last step is returned: that
+ * is the container's output, as in the IR.
  */
 import type { Step } from '@weft/engine';
+import { isLineCommentExact, lineComment, propertyKey, stringLiteral, variableName } from '../emit/escape.ts';
 import type { SecretNames } from '../emit/secrets.ts';
-import { jsonLiteral, type ModuleNeeds, propertyKey } from '../emit/values.ts';
+import { jsonLiteral, type ModuleNeeds } from '../emit/values.ts';
 
 export interface StepEmitter {
   needs: ModuleNeeds;
@@ -19,22 +21,17 @@ export interface StepEmitter {
 export function emitSteps(steps: readonly Step[], emitter: StepEmitter, returnLast: boolean): string {
   return steps
     .map((step, index) => {
-      const call = `step.${step.type}(${quoteId(step.id)}, ${emitConfig(step, emitter)})`;
+      const call = `step.${step.type}(${stringLiteral(step.id)}, ${emitConfig(step, emitter)})`;
       const statement = returnLast && index === steps.length - 1 ? `return ${call};` : `await ${call};`;
-      const comment =
-        step.name === undefined
-          ? ''
-          : `${step.name
-              .split('\n')
-              .map((line) => `// ${line}`)
-              .join('\n')}\n`;
-      return comment + statement;
+      const name = commentedName(step);
+      return (name === undefined ? '' : `${lineComment(name)}\n`) + statement;
     })
     .join('\n');
 }
 
-function quoteId(id: string): string {
-  return `'${id}'`;
+/** The step's name if it is written as the comment above the step (import reads it back from there). */
+function commentedName(step: Step): string | undefined {
+  return step.name !== undefined && isLineCommentExact(step.name) ? step.name : undefined;
 }
 
 function body(steps: readonly Step[], emitter: StepEmitter, params: string): string {
@@ -117,11 +114,18 @@ function emitConfig(step: Step, emitter: StepEmitter): string {
           .join(', ')} }`,
       );
       break;
-    case 'map':
+    case 'map': {
+      // The body receives the item as `item`; expressions read it by the map's name (`as`).
+      const variable = variableName(step.as ?? 'item');
       field('items', needs.expression(step.items));
+      field('as', opt(step.as, stringLiteral));
       field('concurrency', opt(step.concurrency, jsonLiteral));
-      field('steps', body(step.steps, emitter, '{ step, steps, item, index }'));
+      field(
+        'steps',
+        body(step.steps, emitter, `{ step, steps, ${variable === 'item' ? 'item' : `item: ${variable}`}, index }`),
+      );
       break;
+    }
     case 'loop':
       field('while', `({ steps, iteration }) => ${needs.condition(step.while)}`);
       field('maxIterations', opt(step.maxIterations, jsonLiteral));
@@ -147,6 +151,7 @@ function emitConfig(step: Step, emitter: StepEmitter): string {
     default:
       return unreachable(step);
   }
+  if (step.name !== undefined && commentedName(step) === undefined) field('name', stringLiteral(step.name));
   field('retry', opt(step.retry, jsonLiteral));
   field('timeout', opt(step.timeout, jsonLiteral));
   const present = fields.filter((entry): entry is [string, string] => entry[1] !== undefined);

@@ -14,10 +14,11 @@
 import { type Flow, type FlowTool, indentCodeSource } from '@weft/engine';
 import ts from 'typescript';
 import { annotateParameters, codeSourceFromTypeScript } from '../emit/code-params.ts';
+import { docComment, lineComment, propertyKey } from '../emit/escape.ts';
 import { isBareHelper } from '../emit/expression.ts';
 import { typeDeclaration } from '../emit/json-schema.ts';
 import { SecretNames } from '../emit/secrets.ts';
-import { jsonLiteral, ModuleNeeds, propertyKey } from '../emit/values.ts';
+import { jsonLiteral, ModuleNeeds } from '../emit/values.ts';
 import type { ExportTarget } from './target.ts';
 import { emitHeaders, emitSteps, type StepEmitter } from './weft-steps.ts';
 
@@ -40,7 +41,9 @@ export const weftTarget: ExportTarget = {
         if (!isCleanFunction(text, source)) return jsonLiteral(source);
         codeFunctions.push(
           [
-            `// The body of code step '${stepId}'. It runs in the sandbox, which passes args, input and steps only.`,
+            lineComment(
+              `The body of code step '${stepId}'. It runs in the sandbox, which passes args, input and steps only.`,
+            ),
             ...(annotated === source
               ? []
               : ['// Its untyped parameters get `: any` for tsc --strict; the sandbox and `weft import` drop them.']),
@@ -59,13 +62,15 @@ export const weftTarget: ExportTarget = {
     const imports = ['defineFlow', ...(needs.helpers.size > 0 ? ['helpers'] : []), ...runtime];
     const bare = [...needs.helpers].filter(isBareHelper).sort();
     return [
-      `// Flow '${flow.id}'${flow.version === undefined ? '' : ` v${flow.version}`}, exported by Weft. \`weft import\` reads this file back into the editor.`,
+      lineComment(
+        `Flow '${flow.id}'${flow.version === undefined ? '' : ` v${flow.version}`}, exported by Weft. \`weft import\` reads this file back into the editor.`,
+      ),
       secrets.names.size > 0
-        ? `// Secrets are not written here: set ${[...secrets.names].join(', ')} in the environment.`
+        ? lineComment(`Secrets are not written here: set ${[...secrets.names].join(', ')} in the environment.`)
         : '',
       `import { ${imports.join(', ')} } from '@weft/engine';`,
       bare.length > 0 ? `\nconst { ${bare.join(', ')} } = helpers;` : '',
-      `\n/** The run input of '${flow.name.replaceAll('*/', '* /')}'. */\n${typeDeclaration('Input', flow.input)}`,
+      `\n${docComment(`The run input of '${flow.name}'.`)}\n${typeDeclaration('Input', flow.input)}`,
       ...codeFunctions.map((text) => `\n${text}`),
       `\nexport default defineFlow<Input>(${meta}, async ({ input, step, steps }) => {\n${body}${output}\n});`,
     ]
@@ -94,10 +99,10 @@ function emitTool(name: string, tool: FlowTool, emitter: StepEmitter): string {
     if (key !== 'http' || tool.http?.headers === undefined) return `${propertyKey(key)}: ${jsonLiteral(value)}`;
     const http = Object.entries(tool.http).map(([httpKey, httpValue]) =>
       httpKey === 'headers'
-        ? `headers: ${emitHeaders(name, tool.http!.headers!, emitter, jsonLiteral)}`
+        ? `${propertyKey(httpKey)}: ${emitHeaders(name, tool.http!.headers!, emitter, jsonLiteral)}`
         : `${propertyKey(httpKey)}: ${jsonLiteral(httpValue)}`,
     );
-    return `http: { ${http.join(', ')} }`;
+    return `${propertyKey(key)}: { ${http.join(', ')} }`;
   });
   return `{ ${fields.join(', ')} }`;
 }

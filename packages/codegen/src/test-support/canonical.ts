@@ -30,6 +30,7 @@ const VERBATIM = new Set([
   'tools',
   'maxSteps',
   'concurrency',
+  'as',
   'maxIterations',
   'method',
   'duration',

@@ -34,7 +34,7 @@ export const REDACTED = '[redacted]';
 // The well-known credential headers by exact name, then any name that says it holds one.
 // Deliberately broad ("auth" also matches "x-author"): hiding a harmless value costs little,
 // showing or forwarding a secret costs a lot.
-const CREDENTIAL_NAME =
+export const CREDENTIAL_NAME =
   /^(authorization|proxy-authorization|cookie|x-api-key|api-key|apikey)$|token|secret|password|api[-_]?key|auth/i;
 
 /**
