@@ -3,6 +3,7 @@
  * (Temporal: the dev server and one worker in this process; Inngest: the dev server and the
  * generic function served from this process) over its own SQLite store.
  */
+
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../../packa
 import { startTemporalDevServer, temporalBinary } from '../../packages/adapters/src/temporal/test-server.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../packages/adapters/src/temporal/worker.ts';
 import type { Fixtures, Flow, ToolSpec } from '../../packages/engine/src/index.ts';
+import { isFinalStatus } from '../../packages/engine/src/index.ts';
 import { quietTemporalRuntime } from './temporal-runtime.ts';
 
 export interface BenchBackend {
@@ -89,7 +91,6 @@ export async function openTemporal({ dir, hostTools, hostToolSpecs }: Setup): Pr
 
 /** How often the bench looks at the store for the end of an Inngest run. */
 const INNGEST_POLL_MS = 5;
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBackend> {
   const startedAt = performance.now();
@@ -126,7 +127,7 @@ export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBacke
       await backend.start({ runId, flow, input: {}, ...(fixtures ? { fixtures } : {}) });
       for (;;) {
         const run = await store.getRun(runId);
-        if (run && FINAL.has(run.status)) return runId;
+        if (run && isFinalStatus(run.status)) return runId;
         await new Promise((resolve) => setTimeout(resolve, INNGEST_POLL_MS));
       }
     },

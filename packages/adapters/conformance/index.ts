@@ -9,7 +9,7 @@
  * status, the exact output, the error, the event sequence (rule in events.ts) and that the
  * event log folds to the same status and output.
  */
-import { type RunEvent, runState } from '@weft/engine';
+import { isRunEndEvent, type RunEvent, runState } from '@weft/engine';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ConformanceAdapter, ConformanceRunResult, MakeConformanceAdapter } from './adapter.ts';
 import { CASES, type ConformanceCase } from './cases.ts';
@@ -107,7 +107,7 @@ async function drive(
   const pending = new Map(Object.entries(testCase.approvals));
   while (pending.size > 0) {
     const events = await adapter.events(runId);
-    if (events.some(isTerminal)) break;
+    if (events.some(isRunEndEvent)) break;
     const request = events.find((event) => event.type === 'approval.requested' && pending.has(event.stepId));
     if (request && request.type === 'approval.requested') {
       await adapter.decide(runId, request.stepId, pending.get(request.stepId)!);
@@ -164,10 +164,6 @@ function check(adapterName: string, testCase: ConformanceCase, result: Conforman
   expect(state.status, `${adapterName}: status folded from the events`).toBe(want.status);
   if (want.status === 'completed')
     expect(state.output, `${adapterName}: output folded from the events`).toEqual(want.output);
-}
-
-function isTerminal(event: RunEvent): boolean {
-  return event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled';
 }
 
 async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {

@@ -5,12 +5,12 @@
  * and resumes the run by replay; the end is read from the store, since a run may finish in an
  * execution this adapter did not start (a deadline's wake-up).
  */
+import { isFinalStatus } from '@weft/engine';
 import { createExecutorRegistry } from '../src/executors/index.ts';
 import { InProcessRunner, memoryFlowSource, type RunnerOptions, type RunOutcome } from '../src/inprocess/index.ts';
 import type { RunStore } from '../src/store/types.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
 const END_TIMEOUT_MS = 15_000;
 
 export function inProcessConformanceAdapter(options: {
@@ -56,7 +56,7 @@ export function inProcessConformanceAdapter(options: {
       await tracked(runId).execution.catch(() => {});
       for (const started = Date.now(); Date.now() - started < END_TIMEOUT_MS; ) {
         const run = await store.getRun(runId);
-        if (run && FINAL.has(run.status)) return { status: run.status, output: run.output, error: run.error };
+        if (run && isFinalStatus(run.status)) return { status: run.status, output: run.output, error: run.error };
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       throw new Error(`run ${runId} did not end within ${END_TIMEOUT_MS / 1000} s`);

@@ -7,7 +7,7 @@
  */
 
 import type { RunStore } from '@weft/adapters/store';
-import type { RunEvent } from '@weft/engine';
+import { isFinalStatus, type RunEvent } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
 import { BACKEND_LABEL, type CliBackend } from './external.ts';
 import { drain, EXIT, stderr } from './output.ts';
@@ -18,7 +18,6 @@ import { getRunOrFail, runTree, shellQuote, treeLabels } from './tree.ts';
 const POLL_MS = 100;
 /** With an approval nobody here can decide, the command parks once the run is this quiet. */
 const PARK_QUIET_MS = 1_500;
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
 /** How often decisions the engine may have missed are sent again (CliBackend.redeliverDecisions). */
 const REDELIVER_EVERY_MS = 2_000;
 
@@ -68,7 +67,7 @@ export async function followExternalRun(
       }
       if (seen) lastEventAt = Date.now();
       const root = await store.getRun(rootRunId);
-      if (!root || FINAL.has(root.status)) break;
+      if (!root || isFinalStatus(root.status)) break;
       const undecided = [...pending.values()].some((decided) => !decided);
       if (undecided && Date.now() - lastEventAt >= PARK_QUIET_MS) break;
       if (backend.redeliverDecisions && Date.now() - lastRedelivery >= REDELIVER_EVERY_MS) {

@@ -9,7 +9,9 @@
  * later), so `redeliverDecisions` sends every recorded decision the run has not taken again;
  * the API calls it periodically, and the function also checks the store before it waits.
  */
+
 import type { RequestListener } from 'node:http';
+import { isFinalStatus } from '@weft/engine';
 import { Inngest, type InngestFunction } from 'inngest';
 import { serve } from 'inngest/node';
 import type { ExternalBackend } from '../backends/external.ts';
@@ -130,10 +132,9 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
       const ids = [runId];
       for (let i = 0; i < ids.length; i++)
         for (const child of await store.listRuns({ parentRunId: ids[i]! })) ids.push(child.id);
-      const ended = new Set(['completed', 'failed', 'cancelled']);
       for (const id of ids) {
         const run = await store.getRun(id);
-        if (!run || ended.has(run.status)) continue;
+        if (!run || isFinalStatus(run.status)) continue;
         await client.send({ name: CANCEL_EVENT, data: { runId: id } });
         // Inngest stops the function between steps and runs none of its code: record the end here.
         await store.commit([{ runId: id, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);

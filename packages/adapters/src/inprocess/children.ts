@@ -1,15 +1,11 @@
 /** Child runs (spawn steps and flow tools): their ids, how deep they nest, what they return. */
-import type { Fixtures, RunStatus } from '@weft/engine';
+import type { Fixtures } from '@weft/engine';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import type { ApprovalDecider, SpawnOutcome } from './host.ts';
 import type { RunOutcome, StartOptions } from './options.ts';
 
 /** How deep spawns may nest: a cycle a flow source hides from validation ends here. */
 export const MAX_SPAWN_DEPTH = 16;
-
-export function isFinal(status: RunStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
 
 /** The id of the child run a spawn (or flow tool) at `stepId` starts: stable, so a replay finds it. */
 export function childRunId(parentRunId: string, stepId: string): string {

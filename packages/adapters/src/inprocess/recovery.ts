@@ -5,8 +5,9 @@
  * process look again. A spurious wake-up costs one replay that parks again; a missed one
  * strands the run, so every check here errs towards waking.
  */
+import { isFinalStatus } from '@weft/engine';
 import type { RunRecord, RunStore } from '../store/types.ts';
-import { childRunId, isFinal } from './children.ts';
+import { childRunId } from './children.ts';
 import { ownerIsDeadHere } from './ownership.ts';
 
 export interface Waiting {
@@ -24,7 +25,7 @@ export async function canProceed(store: RunStore, runId: string, waiting: readon
         return true;
     } else {
       const child = await store.getRun(childRunId(runId, wait.stepId));
-      if (child && isFinal(child.status)) return true;
+      if (child && isFinalStatus(child.status)) return true;
     }
   }
   return false;
@@ -66,7 +67,7 @@ function abandoned(run: RunRecord, now: number): boolean {
  * made after it parked (parking sets `updatedAt`).
  */
 async function missedWakeUp(store: RunStore, run: RunRecord): Promise<boolean> {
-  const children = (await store.listRuns({ parentRunId: run.id })).filter((child) => isFinal(child.status));
+  const children = (await store.listRuns({ parentRunId: run.id })).filter((child) => isFinalStatus(child.status));
   if (children.length > 0) {
     const recorded = new Set((await store.loadJournal(run.id)).map((entry) => entry.stepId));
     if (children.some((child) => child.parentStepId !== null && !recorded.has(child.parentStepId))) return true;

@@ -17,6 +17,7 @@ import {
   flowSchema,
   formatFlowRef,
   interpret,
+  isFinalStatus,
   isRunInterrupt,
   type Json,
   type RunEvent,
@@ -29,7 +30,6 @@ import {
   childFixtures,
   childOptions,
   childRunId,
-  isFinal,
   MAX_SPAWN_DEPTH,
   SPAWN_DEPTH_EXCEEDED,
   spawnDepth,
@@ -147,7 +147,7 @@ export class InProcessRunner {
 
   async #execute(runId: string, options: StartOptions, replacement: Flow | undefined): Promise<RunOutcome> {
     const run = await this.#claim(runId);
-    if (isFinal(run.status)) {
+    if (isFinalStatus(run.status)) {
       await this.store.releaseRun(runId, this.owner);
       return outcomeOf(run);
     }
@@ -193,7 +193,7 @@ export class InProcessRunner {
     if (result.status === 'waiting' && !this.#closed && (await canProceed(this.store, runId, host.waitingFor)))
       return this.#executeUnlessBusy(runId, options);
     if (result.status === 'waiting' && !this.#closed) await this.#deadlines.arm(runId);
-    if (isFinal(result.status) && run.parentRunId) await this.#wakeParent(run.parentRunId, options);
+    if (isFinalStatus(result.status) && run.parentRunId) await this.#wakeParent(run.parentRunId, options);
     return result;
   }
 
@@ -253,7 +253,7 @@ export class InProcessRunner {
     if (!run) throw new UnknownRunError(runId);
     const approval = await this.store.getApproval(runId, stepId);
     if (!approval) throw new Error(`run ${runId} has no approval at step '${stepId}'`);
-    if (isFinal(run.status)) return { accepted: false, outcome: outcomeOf(run) };
+    if (isFinalStatus(run.status)) return { accepted: false, outcome: outcomeOf(run) };
     const accepted = await this.store.resolveApproval(runId, stepId, {
       status: decision.approved ? 'approved' : 'rejected',
       by: decision.by ?? null,
@@ -272,7 +272,7 @@ export class InProcessRunner {
   async cancel(runId: string): Promise<void> {
     const run = await this.store.getRun(runId);
     if (!run) throw new UnknownRunError(runId);
-    if (isFinal(run.status)) return;
+    if (isFinalStatus(run.status)) return;
     const active = this.#active.get(runId);
     if (active) {
       active.abort(new Error('cancelled'));
@@ -403,7 +403,7 @@ export class InProcessRunner {
       childRunId: childId,
       flowId: formatFlowRef(ref),
     });
-    if (child && isFinal(child.status)) return spawnOutcome(child);
+    if (child && isFinalStatus(child.status)) return spawnOutcome(child);
     // The child runs to its end here; if it parks, the parent parks too and the child's end wakes it.
     let outcome: RunOutcome;
     try {

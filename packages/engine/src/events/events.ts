@@ -8,6 +8,18 @@ import type { Json } from '../json.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
+
+/** A run in one of these states never changes again: the one definition every layer uses. */
+export function isFinalStatus(status: RunStatus | string): status is 'completed' | 'failed' | 'cancelled' {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** The event that ends a run's log (nothing follows it but deltas that lost a race). */
+export function isRunEndEvent(event: Pick<RunEventInput, 'type'>): boolean {
+  return event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled';
+}
+
 export type RunEventInput =
   | { type: 'run.started'; flowId: string; flowVersion: number; input: Json; backend: string; parentRunId?: string }
   | { type: 'step.started'; stepId: string; stepType: string; parentId?: string; input?: Json }

@@ -4,7 +4,9 @@
  * The approval may sit in a child run (a spawned flow): the child continues, and its end wakes
  * the parent. Given the parent's id, the child holding the approval is found.
  */
+
 import type { ApprovalRecord, RunStore } from '@weft/adapters/store';
+import { isFinalStatus } from '@weft/engine';
 import { cliDecider, osUser, parseVerdict, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { flowSource, messageOf, openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
@@ -14,7 +16,6 @@ import { followExternalRun } from '../follow-external.ts';
 import { CliError, EXIT, formatDateTime, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, type Remote, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { approveCommand, getRunOrFail, rootOf, runTree, shellQuote } from '../tree.ts';
-import { isFinal } from './runs/list.ts';
 
 const usage = `Usage: weft approve <runId> <stepId> yes|no [--comment <text>] [--by <name>] [--json]
 
@@ -68,7 +69,7 @@ export const approveCommandSpec: Command = {
       const run = await getRunOrFail(store, approval.runId);
       const root = await rootOf(store, run);
       if (approval.status !== 'pending') return alreadyDecided(approval, root.status, root.id);
-      if (isFinal(run.status)) {
+      if (isFinalStatus(run.status)) {
         stderr.write(`${stderr.style('yellow', '!')} run ${run.id} already ${run.status}; nothing to approve\n`);
         return EXIT.failed;
       }

@@ -12,9 +12,9 @@
  */
 import type { InProcessRunner } from '@weft/adapters/inprocess';
 import type { RunStore } from '@weft/adapters/store';
-import type { RunEvent, RunStatus } from '@weft/engine';
+import { isRunEndEvent, type RunEvent, type RunStatus } from '@weft/engine';
 import type { Logger } from 'pino';
-import { coalesceDeltas, isTerminal } from './coalesce.ts';
+import { coalesceDeltas } from './coalesce.ts';
 
 /** How long a subscription lets token deltas gather before sending them as one message. */
 export const DELTA_WINDOW_MS = 16;
@@ -163,7 +163,7 @@ export class EventBus {
       if (queues) for (const queue of queues) queue.push(event);
       const status = statusOf(event);
       if (status) this.#announce(event, status);
-      if (isTerminal(event)) this.#delivered.delete(event.runId);
+      if (isRunEndEvent(event)) this.#delivered.delete(event.runId);
     }
   }
 
@@ -187,7 +187,7 @@ export class EventBus {
           if (event.seq <= last) continue;
           last = event.seq;
           yield event;
-          if (isTerminal(event)) return;
+          if (isRunEndEvent(event)) return;
         }
         await queue.wait(signal);
         if (signal.aborted) return;

@@ -1,10 +1,5 @@
 import type { RunEvent } from '@weft/engine';
 
-/** The run's end: nothing follows it. */
-export function isTerminal(event: RunEvent): boolean {
-  return event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled';
-}
-
 /**
  * Merges consecutive `step.delta` events of the same step into one: the texts joined, the last
  * one's seq and time. Seqs stay increasing, so a client resuming from a merged event's seq

@@ -12,11 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RunStore } from '@weft/adapters/store';
-import type { RunEvent } from '@weft/engine';
+import { isRunEndEvent, type RunEvent } from '@weft/engine';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { BusTransport } from './bus.ts';
-import { isTerminal } from './coalesce.ts';
 
 export const RUN_EVENTS_CHANNEL = 'weft_run_events';
 /** The LISTEN connection's name in pg_stat_activity. */
@@ -251,7 +250,7 @@ export class PgTransport implements BusTransport {
           for (const event of events) this.#note(event);
           this.#deliver?.(events);
           // The run ended: nothing more to read (and its seq is forgotten, so do not start over).
-          if (events.some(isTerminal)) return;
+          if (events.some(isRunEndEvent)) return;
         } while (reading.again);
       } catch (error) {
         this.#log.warn({ err: error, runId }, 'reading events announced by another process failed');
@@ -263,7 +262,7 @@ export class PgTransport implements BusTransport {
 
   /** Tracks the highest seq per run; a run that ended is forgotten. */
   #note(event: RunEvent): void {
-    if (isTerminal(event)) {
+    if (isRunEndEvent(event)) {
       this.#known.delete(event.runId);
       this.#ended.set(event.runId, event.seq);
       if (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.keys().next().value as string);

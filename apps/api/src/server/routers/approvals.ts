@@ -6,12 +6,10 @@
  */
 import { TRPCError } from '@trpc/server';
 import type { ExternalBackendName } from '@weft/adapters/backends';
-import { isJsonObject } from '@weft/engine';
+import { isFinalStatus, isJsonObject } from '@weft/engine';
 import { z } from 'zod';
 import { procedure, router } from '../trpc.ts';
 import { executeInBackground, requireRun } from './runs.ts';
-
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export const approvalsRouter = router({
   list: procedure.input(z.object({ runId: z.string().min(1).optional() }).optional()).query(async ({ ctx, input }) => {
@@ -20,7 +18,7 @@ export const approvalsRouter = router({
     const out = [];
     for (const approval of pending) {
       const run = await store.getRun(approval.runId);
-      if (!run || FINAL.has(run.status)) continue;
+      if (!run || isFinalStatus(run.status)) continue;
       const name = isJsonObject(run.flow) && typeof run.flow.name === 'string' ? run.flow.name : run.flowId;
       out.push({
         runId: approval.runId,
@@ -58,7 +56,7 @@ export const approvalsRouter = router({
           code: 'CONFLICT',
           message: `the approval at '${input.stepId}' was already ${approval.status}${approval.decidedBy ? ` by ${approval.decidedBy}` : ''}`,
         });
-      if (FINAL.has(run.status))
+      if (isFinalStatus(run.status))
         throw new TRPCError({ code: 'CONFLICT', message: `run '${run.id}' is ${run.status}; it takes no decisions` });
       const by = ctx.user ?? 'api';
       const accepted = await store.resolveApproval(run.id, input.stepId, {

@@ -8,15 +8,23 @@ import { TRPCError, tracked } from '@trpc/server';
 import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
 import { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError } from '@weft/adapters/inprocess';
 import type { RunRecord } from '@weft/adapters/store';
-import { type Fixtures, type Flow, FlowInvalidError, type Json, runState } from '@weft/engine';
+import {
+  type Fixtures,
+  type Flow,
+  FlowInvalidError,
+  isFinalStatus,
+  type Json,
+  RUN_STATUSES,
+  type RunStatus,
+  runState,
+} from '@weft/engine';
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
 import { procedure, router } from '../trpc.ts';
 import { backendSetting } from './backends.ts';
 
 const runId = z.string().min(1).max(200);
-const runStatus = z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']);
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
+const runStatus = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
 
 /** What a procedure shows of a run: never its owner lease, never anything secret. */
 export function publicRun(run: RunRecord) {
@@ -186,7 +194,7 @@ export const runsRouter = router({
     const external = ctx.services.backends.get(target.backend as ExternalBackendName);
     if (external) {
       // The engine cancels the run; its cleanup records run.cancelled (the poller publishes it).
-      if (!FINAL.has(target.status)) await external.cancel(target.id);
+      if (!isFinalStatus(target.status)) await external.cancel(target.id);
       return { runId: target.id, status: target.status };
     }
     await ctx.services.runner.cancel(input.runId);
@@ -200,7 +208,7 @@ export const runsRouter = router({
 
   resume: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);
-    if (FINAL.has(run.status))
+    if (isFinalStatus(run.status))
       throw new TRPCError({ code: 'CONFLICT', message: `run '${run.id}' is ${run.status}; it cannot be resumed` });
     // An external engine resumes its runs by itself (whenever a worker or the server is up).
     if (!ctx.services.backends.has(run.backend as ExternalBackendName)) executeInBackground(ctx, run.id);
@@ -228,7 +236,7 @@ export const runsRouter = router({
 
   delete: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);
-    if (!FINAL.has(run.status))
+    if (!isFinalStatus(run.status))
       throw new TRPCError({
         code: 'CONFLICT',
         message: `run '${run.id}' is ${run.status}; cancel it before deleting it`,

@@ -1,13 +1,14 @@
 /** `weft runs cancel <runId>`: cancels a run and its child runs. */
+
 import type { ExternalBackendName } from '@weft/adapters/backends';
 import type { RunStore } from '@weft/adapters/store';
+import { isFinalStatus } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner } from '../../context.ts';
 import { BACKEND_LABEL, isExternalBackend, openCliBackend } from '../../external.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail } from '../../tree.ts';
-import { isFinal } from './list.ts';
 
 /** How long to wait for the engine's side to record the cancellation of an external run. */
 const CANCEL_WAIT_MS = 10_000;
@@ -39,7 +40,7 @@ export const runsCancelCommand: Command = {
     if (server) {
       const remote = connect(server);
       const { run } = await remote.call((c) => c.runs.get.query({ runId: args.positionals[0]! }));
-      if (isFinal(run.status)) {
+      if (isFinalStatus(run.status)) {
         stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
         return EXIT.ok;
       }
@@ -50,7 +51,7 @@ export const runsCancelCommand: Command = {
     const ctx = await openRunner();
     try {
       const run = await getRunOrFail(ctx.store, args.positionals[0]!);
-      if (isFinal(run.status)) {
+      if (isFinalStatus(run.status)) {
         stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
         return EXIT.ok;
       }
@@ -79,7 +80,7 @@ async function cancelOnExternal(store: RunStore, name: ExternalBackendName, runI
   const deadline = Date.now() + CANCEL_WAIT_MS;
   while (Date.now() < deadline) {
     const run = await store.getRun(runId);
-    if (run && isFinal(run.status)) {
+    if (run && isFinalStatus(run.status)) {
       stderr.write(`${stderr.style('bold', '■ cancelled')} run ${runId} (${run.status})\n`);
       return EXIT.ok;
     }

@@ -1,11 +1,9 @@
 /** `weft runs list`: the latest runs, newest first, child runs included. */
-import type { RunStatus } from '@weft/engine';
+import { isFinalStatus, RUN_STATUSES, type RunStatus } from '@weft/engine';
 import { type Command, parseCommandArgs, positiveInt } from '../../args.ts';
 import { openStoreFromEnv } from '../../context.ts';
 import { EXIT, formatDateTime, formatDuration, printJsonLine, stdout, table, UsageError } from '../../output.ts';
 import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
-
-export const RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting', 'completed', 'failed', 'cancelled'];
 
 const usage = `Usage: weft runs list [--flow <id>] [--status <status>] [--limit <n>] [--json]
 
@@ -66,7 +64,7 @@ export const runsListCommand: Command = {
             parentRunId: run.parentRunId,
             createdAt: run.createdAt,
             updatedAt: run.updatedAt,
-            durationMs: isFinal(run.status) ? run.updatedAt - run.createdAt : null,
+            durationMs: isFinalStatus(run.status) ? run.updatedAt - run.createdAt : null,
           })),
         );
         return EXIT.ok;
@@ -81,7 +79,7 @@ export const runsListCommand: Command = {
         colourStatus(run.status),
         run.backend,
         formatDateTime(run.createdAt),
-        isFinal(run.status)
+        isFinalStatus(run.status)
           ? formatDuration(run.updatedAt - run.createdAt)
           : `${formatDuration(Date.now() - run.createdAt)}…`,
       ]);
@@ -93,10 +91,6 @@ export const runsListCommand: Command = {
     }
   },
 };
-
-export function isFinal(status: RunStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
 
 export function colourStatus(status: RunStatus): string {
   const style = ({ completed: 'green', failed: 'red', cancelled: 'gray', waiting: 'yellow', running: 'cyan' } as const)[

@@ -2,6 +2,7 @@
  * `weft runs resume <runId>`: continues a run after a crash or a restart by replaying it
  * against its journal in this process. A run another live process executes is left alone.
  */
+import { isFinalStatus } from '@weft/engine';
 import { cliDecider, terminalIsInteractive } from '../../approvals.ts';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
@@ -9,7 +10,6 @@ import { driveRun } from '../../drive.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, followRun, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail, rootOf } from '../../tree.ts';
-import { isFinal } from './list.ts';
 
 const usage = `Usage: weft runs resume <runId> [--flows <dir>] [--json]
 
@@ -41,7 +41,7 @@ export const runsResumeCommand: Command = {
     if (server) {
       const remote = connect(server);
       const got = await remote.call((c) => c.runs.get.query({ runId: args.positionals[0]! }));
-      if (isFinal(got.run.status)) {
+      if (isFinalStatus(got.run.status)) {
         stderr.write(`run ${got.run.id} already ${got.run.status}; nothing to resume\n`);
       } else {
         await remote.call((c) => c.runs.resume.mutate({ runId: got.run.id }));
@@ -58,10 +58,10 @@ export const runsResumeCommand: Command = {
       throw error;
     });
     const root = await rootOf(store, run);
-    if (isFinal(run.status)) stderr.write(`run ${run.id} already ${run.status}; nothing to resume\n`);
+    if (isFinalStatus(run.status)) stderr.write(`run ${run.id} already ${run.status}; nothing to resume\n`);
     // Resuming the root replays it down into its unfinished child runs, so a crash anywhere in
     // the tree is picked up; a child whose root has ended is resumed on its own.
-    const target = isFinal(root.status) ? run : root;
+    const target = isFinalStatus(root.status) ? run : root;
     const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
     const decider = cliDecider(new Map(), terminalIsInteractive());
     const ctx = await openRunner({ env, store, flowsDir, decide: decider.decide });
