@@ -6,13 +6,16 @@
 import { type Json, NonRetryableError, type StepCall, type StepCallKind } from '@weft/engine';
 import { executeCode } from './code.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, executeHttp } from './http.ts';
+import { ModelRegistry } from './model-registry.ts';
 import { executeModelTurn } from './model-turn.ts';
 import { SandboxPool } from './sandbox-pool.ts';
 import { executeTool } from './tool.ts';
 import type { ExecutorContext, ExecutorDeps, ExecutorOptions, ExecutorRegistry } from './types.ts';
 
 export { DEFAULT_MAX_RESPONSE_BYTES, HttpRequestError, isPrivateAddress } from './http.ts';
+export { ModelRegistry, type ModelRegistryOptions, type RegisteredModel } from './model-registry.ts';
 export { DELTA_INTERVAL_MS, ModelCallError } from './model-turn.ts';
+export { MODEL_PROVIDERS_ENV, type ProviderConfig } from './provider-config.ts';
 export { listModelProviders, type ModelProviderId, type ModelProviderInfo } from './providers.ts';
 export {
   DEFAULT_SANDBOX_MEMORY_BYTES,
@@ -39,12 +42,16 @@ const executors: { [K in StepCallKind]: Executor<K> } = {
 };
 
 export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorRegistry {
+  const env = options.env ?? process.env;
+  // An invalid WEFT_MODEL_PROVIDERS or `models` throws here, when the server starts, not mid-run.
+  const models = new ModelRegistry({ env, ...(options.models ? { models: options.models } : {}) });
   const { workers, maxQueue, ...limits } = options.sandbox ?? {};
   // Its workers start with the first code step; close() stops them.
   const pool = new SandboxPool({ size: workers, maxQueue, memoryBytes: limits.memoryBytes });
   const deps: ExecutorDeps = {
     tools: options.tools ?? {},
-    env: options.env ?? process.env,
+    env,
+    models,
     http: {
       allowPrivateNetwork: options.http?.allowPrivateNetwork ?? false,
       maxResponseBytes: options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

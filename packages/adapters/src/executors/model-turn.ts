@@ -30,7 +30,7 @@ import {
 } from 'ai';
 import { DeltaBatcher } from './delta-batcher.ts';
 import { fixtureTurn } from './fixture-turn.ts';
-import { type ResolvedModel, redact, resolveModel } from './providers.ts';
+import { type ResolvedModel, redact } from './providers.ts';
 import type { ExecutorContext, ExecutorDeps } from './types.ts';
 
 /** At most one `emitDelta` per this many milliseconds. */
@@ -50,7 +50,7 @@ export class ModelCallError extends WeftError {
 
 export async function executeModelTurn(input: ModelTurnInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
   if (input.fixture) return fixtureTurn(input, ctx) as unknown as Json;
-  const resolved = resolveModel(input.model, deps.env);
+  const resolved = await deps.models.resolve(input.model);
   const batcher = new DeltaBatcher((text) => ctx.emitDelta(text), DELTA_INTERVAL_MS);
   try {
     const output = await callModel(input, resolved, ctx, batcher);

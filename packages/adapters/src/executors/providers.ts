@@ -1,16 +1,20 @@
 /**
- * Model strings → `ai` SDK models. "openai:gpt-4o-mini", "anthropic:claude-…",
- * "local:llama3.2:1b" (any OpenAI-compatible server: Ollama, llama.cpp, vLLM) and "mock:echo".
- * Keys and base URLs come from the env the registry was given, never from the flow, and are
- * never put in an error message.
+ * The built-in providers: "openai:gpt-4o-mini", "anthropic:claude-…", "local:llama3.2:1b" (any
+ * OpenAI-compatible server: Ollama, llama.cpp, vLLM) and "mock:echo", as AI SDK providers for
+ * the provider registry (model-registry.ts). Keys and base URLs come from the env the executor
+ * registry was given, never from the flow, and are read when a model is asked for, so a key set
+ * after startup is used and a missing one fails that call with the variable's name.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { NonRetryableError } from '@weft/engine';
-import { createMockModel, type LanguageModelV4, MOCK_MODELS } from './mock-model.ts';
+import { customProvider, NoSuchModelError } from 'ai';
+import { createMockModel, type LanguageModelV4 } from './mock-model.ts';
+import { readProviderConfigs, type SdkProvider } from './provider-config.ts';
 
-export type ModelProviderId = 'openai' | 'anthropic' | 'local' | 'mock';
+/** A built-in prefix, or one added by WEFT_MODEL_PROVIDERS or by the embedding application. */
+export type ModelProviderId = string;
 
 export interface ModelProviderInfo {
   id: ModelProviderId;
@@ -28,63 +32,73 @@ export interface ResolvedModel {
   secrets: string[];
 }
 
-/** Which providers this server can use; safe to show in the editor (no keys, no URLs). */
+/** Env vars of the built-in providers whose values are secret. */
+export const BUILTIN_SECRET_ENV = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'WEFT_LOCAL_API_KEY'];
+
+/**
+ * Which providers this server can use; safe to show in the editor (no keys, no URLs). Configured
+ * providers count as configured when their key variable is set (or they name none).
+ */
 export function listModelProviders(env: Env = process.env): ModelProviderInfo[] {
-  return [
+  const builtin: ModelProviderInfo[] = [
     { id: 'openai', configured: Boolean(env.OPENAI_API_KEY), label: 'OpenAI' },
     { id: 'anthropic', configured: Boolean(env.ANTHROPIC_API_KEY), label: 'Anthropic' },
     { id: 'local', configured: Boolean(env.WEFT_LOCAL_BASE_URL), label: 'Local (OpenAI-compatible server)' },
     { id: 'mock', configured: true, label: 'Mock (offline echo, for demos and tests)' },
   ];
+  const added = [...readProviderConfigs(env)].map(([id, config]) => ({
+    id,
+    configured: config.apiKeyEnv ? Boolean(env[config.apiKeyEnv]) : true,
+    label: config.label ?? `${id} (${config.package})`,
+  }));
+  return [...builtin, ...added];
 }
 
-export function resolveModel(spec: string, env: Env): ResolvedModel {
-  if (typeof spec !== 'string') throw new NonRetryableError('model must be a string like "openai:gpt-4o-mini"');
-  // Split at the first colon only: local model ids often contain one ("llama3.2:1b").
-  const colon = spec.indexOf(':');
-  const provider = colon > 0 ? spec.slice(0, colon) : '';
-  const modelId = colon > 0 ? spec.slice(colon + 1) : '';
-  if (!provider || !modelId) {
-    throw new NonRetryableError(
-      `model "${spec}" must be "<provider>:<model>", e.g. "openai:gpt-4o-mini", "anthropic:claude-sonnet-4-5", "local:llama3.2" or "mock:echo"`,
-    );
-  }
-  switch (provider) {
-    case 'openai': {
-      const apiKey = required(env, 'OPENAI_API_KEY', spec);
-      const baseURL = env.OPENAI_BASE_URL || undefined;
-      return { provider, modelId, model: createOpenAI({ apiKey, baseURL })(modelId), secrets: [apiKey] };
-    }
-    case 'anthropic': {
-      const apiKey = required(env, 'ANTHROPIC_API_KEY', spec);
-      const baseURL = env.ANTHROPIC_BASE_URL || undefined;
-      return { provider, modelId, model: createAnthropic({ apiKey, baseURL })(modelId), secrets: [apiKey] };
-    }
-    case 'local': {
-      const baseURL = required(env, 'WEFT_LOCAL_BASE_URL', spec, ' (e.g. http://127.0.0.1:11434/v1 for Ollama)');
-      const apiKey = env.WEFT_LOCAL_API_KEY || undefined;
-      const local = createOpenAICompatible({
+/** The four built-in providers, keyed by prefix, ready for `createProviderRegistry`. */
+export function builtinProviders(env: Env): Record<string, SdkProvider> {
+  return {
+    openai: fromEnv('openai', (modelId) => {
+      const apiKey = required(env, 'OPENAI_API_KEY', `openai:${modelId}`);
+      return createOpenAI({ apiKey, baseURL: env.OPENAI_BASE_URL || undefined })(modelId);
+    }),
+    anthropic: fromEnv('anthropic', (modelId) => {
+      const apiKey = required(env, 'ANTHROPIC_API_KEY', `anthropic:${modelId}`);
+      return createAnthropic({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined })(modelId);
+    }),
+    local: fromEnv('local', (modelId) => {
+      const baseURL = required(
+        env,
+        'WEFT_LOCAL_BASE_URL',
+        `local:${modelId}`,
+        ' (e.g. http://127.0.0.1:11434/v1 for Ollama)',
+      );
+      return createOpenAICompatible({
         name: 'local',
         baseURL: baseURL.replace(/\/+$/, ''),
-        apiKey,
+        apiKey: env.WEFT_LOCAL_API_KEY || undefined,
         // Usage arrives only when asked for in a stream; Ollama, llama.cpp and vLLM honour it.
         includeUsage: true,
         // All three accept response_format json_schema, so structured output uses the schema.
         supportsStructuredOutputs: true,
-      });
-      return { provider, modelId, model: local.chatModel(modelId), secrets: apiKey ? [apiKey] : [] };
-    }
-    case 'mock': {
-      if (!(MOCK_MODELS as readonly string[]).includes(modelId)) {
-        throw new NonRetryableError(`unknown mock model "${spec}"; the mock provider offers "mock:echo"`);
-      }
-      return { provider, modelId, model: createMockModel('echo'), secrets: [] };
-    }
-    default:
-      throw new NonRetryableError(
-        `unknown model provider "${provider}" in "${spec}"; use one of openai, anthropic, local, mock`,
-      );
-  }
+      }).chatModel(modelId);
+    }),
+    // customProvider answers any other id with NoSuchModelError, which the registry words. It
+    // looks ids up with `in`: without a prototype, "mock:constructor" is unknown too.
+    mock: customProvider({ languageModels: Object.assign(Object.create(null), { echo: createMockModel('echo') }) }),
+  };
+}
+
+/** A provider whose models are created per request, so each reads the env at that moment. */
+function fromEnv(id: string, languageModel: (modelId: string) => LanguageModelV4): SdkProvider {
+  const none = (modelType: 'embeddingModel' | 'imageModel') => (modelId: string) => {
+    throw new NoSuchModelError({ modelId: `${id}:${modelId}`, modelType });
+  };
+  return {
+    specificationVersion: 'v4',
+    languageModel,
+    embeddingModel: none('embeddingModel'),
+    imageModel: none('imageModel'),
+  };
 }
 
 function required(env: Env, name: string, spec: string, hint = ''): string {

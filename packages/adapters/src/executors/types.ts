@@ -1,4 +1,5 @@
 import type { Json, JsonObject, StepCall } from '@weft/engine';
+import type { ModelRegistry, RegisteredModel } from './model-registry.ts';
 import type { SandboxPool } from './sandbox-pool.ts';
 
 /** What the host tells an executor about the call it is running. */
@@ -22,8 +23,17 @@ export interface HostTool {
 
 export interface ExecutorOptions {
   tools?: Record<string, HostTool>;
-  /** Where API keys and base URLs come from; defaults to process.env. */
+  /**
+   * Where API keys, base URLs and WEFT_MODEL_PROVIDERS (providers added by configuration) come
+   * from; defaults to process.env.
+   */
   env?: Record<string, string | undefined>;
+  /**
+   * Language models registered in code, by the model string flows use:
+   * `{ 'acme:fast': createOpenAI({ apiKey })('gpt-4o-mini') }` lets a step say `model: 'acme:fast'`.
+   * The prefix must not be a built-in or configured provider's.
+   */
+  models?: Record<string, RegisteredModel>;
   http?: {
     /** Allow loopback, private and link-local addresses (also WEFT_HTTP_ALLOW_PRIVATE=1). */
     allowPrivateNetwork?: boolean;
@@ -51,6 +61,7 @@ export interface ExecutorRegistry {
 export interface ExecutorDeps {
   tools: Record<string, HostTool>;
   env: Record<string, string | undefined>;
+  models: ModelRegistry;
   http: { allowPrivateNetwork: boolean; maxResponseBytes: number };
   sandbox: { timeoutMs?: number; memoryBytes?: number; pool: SandboxPool };
 }

@@ -48,6 +48,8 @@ function modelInput(call: StepCall): ModelTurnInput {
 describe('llm schema', () => {
   it('accepts a prompt step and an agent step with tools, schema and retry', () => {
     expect(stepIssues({ id: 'a', type: 'llm', model: 'openai:gpt-4o-mini', prompt: 'hi' })).toEqual([]);
+    // Providers a server adds (WEFT_MODEL_PROVIDERS, or models registered in code) validate too.
+    expect(stepIssues({ id: 'a', type: 'llm', model: 'groq:llama-3.1-8b-instant', prompt: 'hi' })).toEqual([]);
     expect(
       stepIssues(
         {
@@ -68,8 +70,9 @@ describe('llm schema', () => {
   });
 
   it.each<[string, Record<string, unknown>, string, RegExp]>([
-    ['a model without provider', { model: 'gpt-4o' }, 'steps[0].model', /provider openai, anthropic, local or mock/],
-    ['an unknown provider', { model: 'acme:x' }, 'steps[0].model', /"<provider>:<model>"/],
+    ['a model without provider', { model: 'gpt-4o' }, 'steps[0].model', /provider openai, anthropic, local, mock or/],
+    ['a provider that is not a prefix', { model: 'Acme AI:x' }, 'steps[0].model', /"<provider>:<model>"/],
+    ['a model id with a space', { model: 'acme:fast model' }, 'steps[0].model', /"<provider>:<model>"/],
     ['maxSteps 0', { maxSteps: 0 }, 'steps[0].maxSteps', />=1/],
     ['maxSteps 101', { maxSteps: 101 }, 'steps[0].maxSteps', /<=100/],
     ['messages that are not an expression', { messages: 'hello' }, 'steps[0].messages', /starting with "="/],

@@ -13,16 +13,19 @@ import { callTool, toolSpec } from '../interpreter/tools.ts';
 import { baseStepShape, exprSchema, jsonSchemaSchema, templateSchema } from '../ir/common.ts';
 import { isJsonObject, type Json, type JsonObject } from '../json.ts';
 
+/** The built-in providers (a server may add more; see the adapters' model registry). */
 export const MODEL_PROVIDERS = ['openai', 'anthropic', 'local', 'mock'] as const;
 
 export const llmStepSchema = z.strictObject({
   ...baseStepShape,
   type: z.literal('llm'),
+  // Any prefix: besides the built-in four, a server adds providers by configuration or in code,
+  // and only the executor knows which; it names the missing one when the step runs.
   model: z
     .string()
     .regex(
-      /^(openai|anthropic|local|mock):\S+$/,
-      'must be "<provider>:<model>" with provider openai, anthropic, local or mock',
+      /^[a-z][a-z0-9_-]*:\S+$/,
+      'must be "<provider>:<model>", e.g. "openai:gpt-4o-mini", with provider openai, anthropic, local, mock or one the server adds',
     ),
   system: templateSchema.optional(),
   prompt: templateSchema.optional(),
