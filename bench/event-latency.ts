@@ -91,7 +91,9 @@ async function main(): Promise<void> {
     await shutdown(server);
     await Promise.all([temporal.stop(), inngest.stop()]);
   }
-  console.log(`\nWeft event delivery: a step completed → its event at an SSE subscriber (weft serve, load ${load.join(' ')})`);
+  console.log(
+    `\nWeft event delivery: a step completed → its event at an SSE subscriber (weft serve, load ${load.join(' ')})`,
+  );
   console.log(`  backend     steps       p50       p99       max`);
   for (const row of rows) console.log(row);
   console.log('  (Temporal and Inngest runs reach the API through a 100 ms poll of the store today.)');

@@ -12,7 +12,7 @@ import { interpret } from '../src/interpreter/interpret.ts';
 import type { Flow } from '../src/ir/flow.ts';
 import type { Json } from '../src/json.ts';
 import { testFlow } from '../src/test-support/flows.ts';
-import { type Command, type JournalRecord, MemoryHost } from '../src/test-support/memory-host.ts';
+import { type Command, eventTrail, type JournalRecord, MemoryHost } from '../src/test-support/memory-host.ts';
 import { turnFromFixture } from '../src/test-support/model.ts';
 
 const add: ToolSpec = {
@@ -358,11 +358,23 @@ describe('replay: journal in → next command out', () => {
 
   it('asks for the same next command however often it is replayed', async () => {
     const journal = { 'agent/llm#1': turn(1, callAdd), 'agent/tool#1.0': { output: 3 } };
-    const first = new MemoryHost({ journal, stopAtNew: true });
-    const second = new MemoryHost({ journal, stopAtNew: true });
-    await interpret(agent, { q: '1+2' }, first, options).catch(() => undefined);
-    await interpret(agent, { q: '1+2' }, second, options).catch(() => undefined);
-    expect(second.commands).toEqual(first.commands);
-    expect(second.events).toEqual(first.events);
+    // Each replay must park (a RunInterrupt) at the one command the journal lacks; any other
+    // outcome, a finished run or a failure, fails here instead of comparing two empty lists.
+    const replay = async () => {
+      const host = new MemoryHost({ journal, stopAtNew: true });
+      const outcome = await interpret(agent, { q: '1+2' }, host, options).then(
+        (output) => ({ output }),
+        (error: unknown) => error,
+      );
+      expect(isRunInterrupt(outcome), String(outcome)).toBe(true);
+      return host;
+    };
+    const first = await replay();
+    expect(first.commands).toEqual([modelTurn(2, [user, assistantCallsAdd, toolResult({ type: 'json', value: 3 })])]);
+    expect(eventTrail(first.events)).toContain('started:agent');
+    for (const again of [await replay(), await replay()]) {
+      expect(again.commands).toEqual(first.commands);
+      expect(again.events).toEqual(first.events);
+    }
   });
 });

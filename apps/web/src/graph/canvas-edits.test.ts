@@ -1,5 +1,5 @@
 import { type Flow, type FlowGraph, flowToGraph, graphToFlow } from '@weft/engine';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   addBranchCase,
   addElse,
@@ -210,7 +210,8 @@ describe('auto-layout', () => {
     expect(each.size!.height).toBeGreaterThan(inner.position.y);
     const built = compiles(laid);
     expect(built.steps.map((step) => step.id)).toEqual(['ask', 'fan', 'pick', 'each']);
-    expect(await autoLayout(graph())).toBeTruthy();
+    // With elk working, autoLayout is the elk layout itself (not the fallback).
+    expect(await autoLayout(graph())).toEqual(laid);
   });
 
   it('falls back to the simple layout, which keeps a broken graph as it is', () => {
@@ -222,5 +223,31 @@ describe('auto-layout', () => {
     );
     const broken = { ...moved, edges: moved.edges.filter((edge) => edge.target !== '@end') };
     expect(simpleLayout(broken)).toBe(broken);
+  });
+
+  it('uses the simple layout when elk fails', async () => {
+    // A fresh copy of layout.ts whose elk (loaded on first use) rejects every layout.
+    vi.resetModules();
+    vi.doMock('elkjs/lib/elk.bundled.js', () => ({
+      default: class {
+        layout(): Promise<never> {
+          return Promise.reject(new Error('elk failed'));
+        }
+      },
+    }));
+    try {
+      const withFailingElk = await import('./layout.ts');
+      const g = graph();
+      const moved = { ...g, nodes: g.nodes.map((node) => ({ ...node, position: { x: 0, y: 0 } })) };
+      await expect(withFailingElk.elkLayout(moved)).rejects.toThrow('elk failed');
+      const laid = await withFailingElk.autoLayout(moved);
+      expect(laid).toEqual(simpleLayout(moved));
+      expect(laid.nodes.find((node) => node.id === 'ask')?.position).toEqual(
+        g.nodes.find((node) => node.id === 'ask')?.position,
+      );
+    } finally {
+      vi.doUnmock('elkjs/lib/elk.bundled.js');
+      vi.resetModules();
+    }
   });
 });

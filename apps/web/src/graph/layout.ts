@@ -3,17 +3,31 @@
  * body. `simpleLayout` (the engine's own column layout, via graph → IR → graph) is the fallback
  * when elk fails; a graph that does not compile keeps its positions there.
  */
-import { BODY_HANDLE, type FlowGraph, flowToGraph, type GraphNode, graphToFlow } from '@weft/engine';
+import {
+  BODY_HANDLE,
+  type FlowGraph,
+  flowToGraph,
+  type GraphNode,
+  graphToFlow,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+} from '@weft/engine';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api';
 
 export type Size = { width: number; height: number };
 
+/**
+ * The size of a node xyflow has not measured (it measures only what it has rendered), as
+ * styles.css draws it. A step is the engine's node size, which its column layout uses too:
+ * `.wf-node` is 180px wide and about 60px tall (a model line or live output makes it taller,
+ * and then it is measured). Start/end pills and merge/join dots exist only in the editor.
+ */
 const DEFAULT_SIZE: Record<GraphNode['kind'], Size> = {
-  step: { width: 200, height: 90 },
-  start: { width: 120, height: 40 },
-  end: { width: 120, height: 40 },
-  merge: { width: 40, height: 40 },
-  join: { width: 40, height: 40 },
+  step: { width: NODE_WIDTH, height: NODE_HEIGHT },
+  start: { width: 68, height: 27 },
+  end: { width: 60, height: 27 },
+  merge: { width: 28, height: 28 },
+  join: { width: 28, height: 28 },
 };
 
 const LAYERED = {

@@ -1,6 +1,9 @@
 /**
- * Where a runner finds flows by id for `spawn` and flow tools. The CLI reads a folder of JSON
- * files; the API (later) reads its flow table. Flows come back validated.
+ * Where a runner (and the Temporal worker and Inngest function, for spawned children) finds
+ * flows by id for `spawn` and flow tools. The CLI reads a folder of JSON files (below); the API
+ * reads its flow table (storeFlowSource in apps/api/src/server/flow-source.ts). `getFlow`
+ * answers flows ready to run: the folder and the table validate each document (an invalid one
+ * is not found), while a memory source holds flows its caller has validated.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,7 +11,10 @@ import { type Flow, type FlowRef, formatFlowRef, validateFlow } from '@weft/engi
 
 export interface FlowSource {
   getFlow(ref: FlowRef): Promise<Flow | undefined>;
-  /** Raw documents by id, for validation (spawn targets and cycles). */
+  /**
+   * One raw document per id (the table's latest version; the folder's or memory's last one
+   * given), for validating a flow that spawns others: its spawn targets and cycles.
+   */
   documents(): Promise<ReadonlyMap<string, unknown>>;
 }
 
@@ -19,7 +25,10 @@ export class FlowNotFoundError extends Error {
   }
 }
 
-/** Flows held in memory (tests, the conformance suite). Each id may have several versions. */
+/**
+ * Flows held in memory (tests, the conformance suite, the benchmarks), or none (a runner's
+ * default, the CLI without a flows folder). Each id may have several versions.
+ */
 export function memoryFlowSource(flows: readonly Flow[]): FlowSource {
   const byId = new Map<string, Flow[]>();
   for (const flow of flows) byId.set(flow.id, [...(byId.get(flow.id) ?? []), flow]);
@@ -39,7 +48,10 @@ export function memoryFlowSource(flows: readonly Flow[]): FlowSource {
   };
 }
 
-/** Every `*.json` file in a folder that is a flow document (others are ignored: inputs, fixtures). */
+/**
+ * Every `*.json` file in a folder that is a flow document (others are ignored: inputs, fixtures).
+ * An invalid flow is among the documents, for validation messages, but `getFlow` does not find it.
+ */
 export async function directoryFlowSource(dir: string): Promise<FlowSource> {
   const docs = new Map<string, unknown>();
   const flows: Flow[] = [];

@@ -4,6 +4,11 @@
  */
 import type { Step } from '../steps/registry.ts';
 
+/**
+ * A step node's box, the one definition both layouts use: this column layout and the editor's
+ * elk layout (apps/web/src/graph/layout.ts) for a node not measured yet. It is what the editor
+ * draws: `.wf-node` in apps/web/src/styles.css is 180px wide, and its head row and id ~60px tall.
+ */
 export const NODE_WIDTH = 180;
 export const NODE_HEIGHT = 60;
 export const GAP_X = 40;
