@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   );
   console.log(`  backend     steps       p50       p99       max`);
   for (const row of rows) console.log(row);
-  console.log('  (Temporal and Inngest runs reach the API through a 100 ms poll of the store today.)');
+  console.log("  (every commit this process makes reaches the bus through the store's own feed, store.onEvents)");
 }
 
 main().catch((error: unknown) => {

@@ -45,8 +45,11 @@ export interface ApiServices {
 const REDELIVER_EVERY_MS = 2_000;
 
 /**
- * External engines (Temporal, Inngest) write events and approval records straight to the store,
- * past the runner: every 100 ms the events of their active runs are read and published on the bus.
+ * External engines (Temporal, Inngest) write events and approval records straight to the store.
+ * A worker or function in this process writes through this process's store, whose commits the
+ * bus hears at once (`store.onEvents`); what a worker in another process wrote is found by
+ * reading the active runs' events every 100 ms. The store-level feed moves the bookmark too, so
+ * nothing is published twice. (Next: PostgreSQL NOTIFY from the store, and this loop goes.)
  */
 function pollExternalRuns(
   backends: string[],
@@ -56,6 +59,9 @@ function pollExternalRuns(
   log: Logger,
 ): () => Promise<void> {
   const after = new Map<string, number>();
+  const unfollow = store.onEvents((events) => {
+    for (const event of events) after.set(event.runId, Math.max(after.get(event.runId) ?? 0, event.seq));
+  });
   let stopped = false;
   const tick = async () => {
     const active: RunRecord[] = [];
@@ -87,6 +93,7 @@ function pollExternalRuns(
   })();
   return async () => {
     stopped = true;
+    unfollow();
     await loop;
   };
 }
@@ -110,7 +117,7 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     store.dialect === 'postgres' && options.databaseUrl
       ? new PgTransport({ url: options.databaseUrl, store, log })
       : new LocalTransport();
-  const bus = new EventBus(store, runner, log, transport);
+  const bus = new EventBus(store, log, transport);
   try {
     await bus.start();
   } catch (error) {

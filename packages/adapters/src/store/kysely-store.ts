@@ -33,8 +33,33 @@ export abstract class KyselyRunStore implements RunStore {
   abstract readonly dialect: 'sqlite' | 'postgres';
   protected readonly db: Kysely<StoreDatabase>;
 
+  readonly #eventListeners = new Set<(events: RunEvent[]) => void>();
+
   constructor(db: Kysely<StoreDatabase>) {
     this.db = db;
+  }
+
+  onEvents(listener: (events: RunEvent[]) => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  /**
+   * Tells this process's listeners what a commit stored, once it is committed. Every event write
+   * goes through `commit` — the in-process runner's group committer, the Temporal activities and
+   * Inngest steps reporting their runs — so this is the one feed of everything written here.
+   * A listener that throws only loses its own delivery.
+   */
+  protected announce(events: RunEvent[]): RunEvent[] {
+    if (events.length === 0) return events;
+    for (const listener of this.#eventListeners) {
+      try {
+        listener(events);
+      } catch {
+        // The listener's own failure; the commit stands and the others still hear of it.
+      }
+    }
+    return events;
   }
 
   // The run log is laid out per dialect (see schema.ts), so each store reads and writes it itself.

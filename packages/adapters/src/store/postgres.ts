@@ -87,6 +87,10 @@ class PostgresRunStore extends KyselyRunStore {
    * the commit is tried again with fresh numbers, so seqs stay unique and increasing.
    */
   override async commit(batches: CommitBatch[]): Promise<RunEvent[]> {
+    return this.announce(await this.#write(batches));
+  }
+
+  async #write(batches: CommitBatch[]): Promise<RunEvent[]> {
     const perRun = itemsByRun(batches);
     if (perRun.size === 0) return [];
     const at = Date.now();

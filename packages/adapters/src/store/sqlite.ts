@@ -172,7 +172,7 @@ class SqliteRunStore extends KyselyRunStore {
       for (const runId of writes.keys()) this.#runs.delete(runId);
       throw error;
     }
-    return stored;
+    return this.announce(stored);
   }
 
   /**

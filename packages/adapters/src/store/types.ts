@@ -154,6 +154,13 @@ export interface RunStore {
   /** Stored events of a run with `seq > afterSeq`, in order. */
   readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
 
+  /**
+   * Every event this store instance commits, with its seq, right after the commit (this process
+   * only). Whoever writes — the in-process runner, a Temporal activity, an Inngest step — the
+   * listener hears it the same way. Returns the unsubscribe function.
+   */
+  onEvents(listener: (events: RunEvent[]) => void): () => void;
+
   /** Records a pending approval; does nothing if one exists for (runId, stepId). */
   requestApproval(request: {
     runId: string;

@@ -1,16 +1,18 @@
 /**
- * The live event bus of one API process. Events reach it from `runner.onEvent` (whatever this
- * process commits) and from `refresh(runId)` (events written straight to the store, e.g. a
- * cancel of a parked run). Subscribers get a run's stored events first, then the live ones,
- * with nothing lost or duplicated in between; consecutive token deltas of one step that are
- * ready at once are coalesced, so a fast model cannot flood a browser.
+ * The live event bus of one API process. Events reach it from `store.onEvents` — every commit
+ * this process makes, whoever makes it: the in-process runner, a Temporal worker's activities,
+ * the Inngest function's steps, a cancel — from `publish` by the poller in services.ts (what a
+ * worker in another process wrote), from `refresh(runId)`, and, through the transport, from
+ * other API processes. Subscribers get a run's stored events first, then the live ones, with nothing
+ * lost or duplicated in between; consecutive token deltas of one step that are ready at once
+ * are coalesced, so a fast model cannot flood a browser.
  *
- * Multi-instance seam: everything this process learns goes through `transport.publish`; the
- * default transport hands it straight back to `deliver`. A PostgreSQL transport would NOTIFY
- * in `publish` and call `deliver` from its LISTEN handler, so events committed by another
- * process reach this process's subscribers (which read the store to fill any gap by seq).
+ * Multi-instance seam: everything this process learns goes through `transport.publish`. The
+ * LocalTransport (one process) hands it straight back to `deliver`; the PgTransport
+ * (pg-transport.ts, when the store is PostgreSQL) delivers it here at once and NOTIFYs which
+ * seqs of which run are new, and another process with a subscriber reads those events from
+ * the store and calls its `deliver` (its subscribers read the store to fill any gap by seq).
  */
-import type { InProcessRunner } from '@weft/adapters/inprocess';
 import type { RunStore } from '@weft/adapters/store';
 import { isRunEndEvent, type RunEvent, type RunStatus } from '@weft/engine';
 import type { Logger } from 'pino';
@@ -106,20 +108,21 @@ export interface SubscribeOptions {
 
 export class EventBus {
   readonly #store: RunStore;
-  readonly #runner: InProcessRunner;
   readonly #log: Logger;
   readonly #transport: BusTransport;
   readonly #runs = new Map<string, Set<Queue<RunEvent>>>();
   readonly #status = new Set<Queue<StatusChange>>();
-  /** Highest seq delivered per run, so a re-delivered event does not re-announce a status. */
+  /**
+   * Highest seq delivered per run, so a re-delivered event does not re-announce a status. A run
+   * is forgotten once its end event is delivered (the map stays bounded).
+   */
   readonly #delivered = new Map<string, number>();
   #statusChain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | undefined;
   #stopped = new AbortController();
 
-  constructor(store: RunStore, runner: InProcessRunner, log: Logger, transport: BusTransport = new LocalTransport()) {
+  constructor(store: RunStore, log: Logger, transport: BusTransport = new LocalTransport()) {
     this.#store = store;
-    this.#runner = runner;
     this.#log = log;
     this.#transport = transport;
   }
@@ -129,7 +132,7 @@ export class EventBus {
       (events) => this.deliver(events),
       (runId) => this.#runs.has(runId) || this.#status.size > 0,
     );
-    this.#unsubscribe = this.#runner.onEvent((event) => this.publish([event]));
+    this.#unsubscribe = this.#store.onEvents((events) => this.publish(events));
   }
 
   async stop(): Promise<void> {
@@ -147,7 +150,10 @@ export class EventBus {
     if (events.length > 0) this.#transport.publish(events);
   }
 
-  /** Publishes the run's stored events after the last one delivered (writes that bypassed the runner). */
+  /**
+   * Publishes the run's stored events after the last one delivered (writes that bypassed the
+   * runner); all of them when none was, or when the run's end was delivered already.
+   */
   async refresh(runId: string): Promise<void> {
     const events = await this.#store.readEvents(runId, this.#delivered.get(runId) ?? 0);
     this.publish(events);

@@ -1,0 +1,95 @@
+/**
+ * `store.onEvents`, the one feed of every event this process writes: a listener hears each
+ * commit's stored events (with seq) once they are committed, whoever commits — the runner's
+ * group committer or an external engine reporting through reportRunEvents — and never an event
+ * the store refused as a duplicate.
+ */
+import type { RunEvent } from '@weft/engine';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportRunEvents } from './report-events.ts';
+import { postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
+import type { RunStore } from './types.ts';
+
+describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))(
+  '%s store.onEvents',
+  (_, backend) => {
+    let store: RunStore;
+    let other: RunStore;
+
+    beforeAll(async () => {
+      await backend.setup();
+      store = await backend.open();
+      other = await backend.open();
+    });
+    afterAll(async () => {
+      await store?.close();
+      await other?.close();
+      await backend.teardown();
+    });
+
+    const createRun = async (id: string) => {
+      await store.createRun({
+        id,
+        flowId: 'flow',
+        flowVersion: 1,
+        flow: { irVersion: 1, id: 'flow', steps: [] },
+        input: null,
+        backend: 'temporal',
+      });
+    };
+
+    it('announces what each commit stored, after it is readable, deduplicated and in seq order', async () => {
+      const runId = `run-feed-${backend.name}`;
+      await createRun(runId);
+      const heard: RunEvent[][] = [];
+      const readable: number[] = [];
+      const stop = store.onEvents((events) => {
+        heard.push(events);
+        void store.readEvents(runId).then((stored) => readable.push(stored.length));
+      });
+      await store.commit([{ runId, journal: [], events: stepEvents('a') }]);
+      // An external engine reporting (a replay re-emits what is stored: those are not new).
+      await reportRunEvents(store, runId, [...stepEvents('a'), ...stepEvents('b')]);
+      stop();
+      await store.commit([{ runId, journal: [], events: stepEvents('c') }]);
+
+      expect(
+        heard.map((events) => events.map((event) => `${event.type}:${'stepId' in event ? event.stepId : ''}`)),
+      ).toEqual([
+        ['step.started:a', 'step.completed:a'],
+        ['step.started:b', 'step.completed:b'],
+      ]);
+      // Seqs increase (PostgreSQL may leave gaps where a duplicate was refused).
+      const seqs = heard.flat().map((event) => event.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(4);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readable[0]).toBeGreaterThanOrEqual(2);
+    });
+
+    it('is per store instance: another instance (another process) hears only its own commits', async () => {
+      const runId = `run-feed-other-${backend.name}`;
+      await createRun(runId);
+      const heard: RunEvent[] = [];
+      const stop = store.onEvents((events) => heard.push(...events));
+      await other.commit([{ runId, journal: [], events: stepEvents('x') }]);
+      await store.commit([{ runId, journal: [], events: stepEvents('y') }]);
+      stop();
+      expect(heard.map((event) => ('stepId' in event ? event.stepId : ''))).toEqual(['y', 'y']);
+    });
+
+    it('keeps committing when a listener throws', async () => {
+      const runId = `run-feed-throw-${backend.name}`;
+      await createRun(runId);
+      const heard: number[] = [];
+      const stopBad = store.onEvents(() => {
+        throw new Error('listener broke');
+      });
+      const stopGood = store.onEvents((events) => heard.push(events.length));
+      await expect(store.commit([{ runId, journal: [], events: stepEvents('z') }])).resolves.toHaveLength(2);
+      stopBad();
+      stopGood();
+      expect(heard).toEqual([2]);
+    });
+  },
+);
