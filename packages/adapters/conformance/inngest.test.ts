@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isFinalStatus } from '@weft/engine';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createExecutorRegistry } from '../src/executors/index.ts';
 import { openInngestBackend } from '../src/inngest/backend.ts';
@@ -21,7 +22,6 @@ import { mutableFlowSource } from './mutable-flows.ts';
 /** Building the binary on a clean clone takes minutes; starting it, seconds. */
 const SETUP_TIMEOUT_MS = 15 * 60_000;
 const RUN_TIMEOUT_MS = 15_000;
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
 
 let devServer: InngestDevServer | undefined;
 beforeAll(async () => {
@@ -64,6 +64,14 @@ async function inngestAdapter(): Promise<ConformanceAdapter> {
       return { runId };
     },
     async decide(runId, stepId, decision) {
+      // As the API does: the decision is recorded first, so the backend re-sends it should it
+      // reach Inngest before the run's wait exists (Inngest drops an event nobody waits for).
+      await store.resolveApproval(runId, stepId, {
+        status: decision.approved ? 'approved' : 'rejected',
+        by: decision.by ?? null,
+        comment: decision.comment ?? null,
+        at: Date.now(),
+      });
       await backend.decide(runId, {
         stepId,
         approved: decision.approved,
@@ -76,7 +84,7 @@ async function inngestAdapter(): Promise<ConformanceAdapter> {
       for (;;) {
         const run = await store.getRun(runId);
         if (!run) throw new Error(`unknown run ${runId}`);
-        if (FINAL.has(run.status)) return { status: run.status, output: run.output, error: run.error };
+        if (isFinalStatus(run.status)) return { status: run.status, output: run.output, error: run.error };
         if (Date.now() > deadline) {
           const last: string[] = [];
           for (const child of [run, ...(await store.listRuns({ parentRunId: runId }))])

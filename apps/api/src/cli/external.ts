@@ -22,10 +22,8 @@ import { messageOf, readEnv } from './context.ts';
 import { serveInngestFunction } from './inngest-serve.ts';
 import { CliError, stderr } from './output.ts';
 
-export interface CliBackend extends ExternalBackend {
-  /** Sends again decisions the engine may have missed (Inngest: one that raced its wait). */
-  redeliverDecisions?(): Promise<void>;
-}
+/** An external backend a CLI command opened (the Inngest one re-sends missed decisions by itself). */
+export type CliBackend = ExternalBackend;
 
 export interface CliBackendOptions {
   store: RunStore;

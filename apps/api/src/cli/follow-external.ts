@@ -18,8 +18,6 @@ import { getRunOrFail, runTree, shellQuote, treeLabels } from './tree.ts';
 const POLL_MS = 100;
 /** With an approval nobody here can decide, the command parks once the run is this quiet. */
 const PARK_QUIET_MS = 1_500;
-/** How often decisions the engine may have missed are sent again (CliBackend.redeliverDecisions). */
-const REDELIVER_EVERY_MS = 2_000;
 
 /**
  * Follows an external run tree through the store until the root ends or parks, rendering
@@ -43,7 +41,6 @@ export async function followExternalRun(
   /** Approvals requested and not resolved, by `${runId}|${stepId}`; true once a preset decided it. */
   const pending = new Map<string, boolean>();
   let lastEventAt = Date.now();
-  let lastRedelivery = Date.now();
   const onInterrupt = () => {
     renderer.end();
     stderr.write(
@@ -70,10 +67,6 @@ export async function followExternalRun(
       if (!root || isFinalStatus(root.status)) break;
       const undecided = [...pending.values()].some((decided) => !decided);
       if (undecided && Date.now() - lastEventAt >= PARK_QUIET_MS) break;
-      if (backend.redeliverDecisions && Date.now() - lastRedelivery >= REDELIVER_EVERY_MS) {
-        lastRedelivery = Date.now();
-        await backend.redeliverDecisions().catch(() => undefined);
-      }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   } finally {

@@ -6,7 +6,7 @@
 
 import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
 import { createExecutorRegistry, type HostTool } from '@weft/adapters/executors';
-import { type InngestBackend, openInngestBackend } from '@weft/adapters/inngest';
+import { openInngestBackend } from '@weft/adapters/inngest';
 import { InProcessRunner } from '@weft/adapters/inprocess';
 import { openStore, type RunRecord, type RunStore } from '@weft/adapters/store';
 import { openTemporalBackend } from '@weft/adapters/temporal';
@@ -41,9 +41,6 @@ export interface ApiServices {
   close(): Promise<void>;
 }
 
-/** How often decisions Inngest has not taken are sent again (see InngestBackend.redeliverDecisions). */
-const REDELIVER_EVERY_MS = 2_000;
-
 /**
  * External engines (Temporal, Inngest) write events and approval records straight to the store.
  * A worker or function in this process writes through this process's store, whose commits the
@@ -51,13 +48,7 @@ const REDELIVER_EVERY_MS = 2_000;
  * reading the active runs' events every 100 ms. The store-level feed moves the bookmark too, so
  * nothing is published twice. (Next: PostgreSQL NOTIFY from the store, and this loop goes.)
  */
-function pollExternalRuns(
-  backends: string[],
-  inngest: InngestBackend | undefined,
-  store: RunStore,
-  bus: EventBus,
-  log: Logger,
-): () => Promise<void> {
+function pollExternalRuns(backends: string[], store: RunStore, bus: EventBus, log: Logger): () => Promise<void> {
   const after = new Map<string, number>();
   const unfollow = store.onEvents((events) => {
     for (const event of events) after.set(event.runId, Math.max(after.get(event.runId) ?? 0, event.seq));
@@ -78,16 +69,9 @@ function pollExternalRuns(
       else if (!after.has(id)) after.set(id, 0);
     }
   };
-  let lastRedelivery = 0;
   const loop = (async () => {
     while (!stopped) {
       await tick().catch((error: unknown) => log.warn({ err: error }, 'polling external runs failed'));
-      if (inngest && Date.now() - lastRedelivery >= REDELIVER_EVERY_MS) {
-        lastRedelivery = Date.now();
-        await inngest
-          .redeliverDecisions()
-          .catch((error: unknown) => log.warn({ err: error }, 'redelivering decisions to Inngest failed'));
-      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -158,14 +142,7 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     await store.close().catch(() => undefined);
     throw error;
   }
-  if (backends.size > 0)
-    stopPolling = pollExternalRuns(
-      [...backends.keys()],
-      backends.get('inngest') as InngestBackend | undefined,
-      store,
-      bus,
-      log,
-    );
+  if (backends.size > 0) stopPolling = pollExternalRuns([...backends.keys()], store, bus, log);
   return {
     store,
     runner,

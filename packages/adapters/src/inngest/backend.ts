@@ -6,8 +6,9 @@
  * A decision is recorded in Weft's store first and then sent as an event. Inngest matches an
  * event only against a wait that already exists, and the wait is registered only once the
  * function's response reaches Inngest (a request lost with a killed server is retried much
- * later), so `redeliverDecisions` sends every recorded decision the run has not taken again;
- * the API calls it periodically, and the function also checks the store before it waits.
+ * later), so the backend itself sends every recorded decision a run has not taken again, every
+ * 2 s while it is open (`redeliverDecisions`), and the function also checks the store before
+ * it waits. Its hosts (the API, a CLI command) need not know.
  */
 
 import type { RequestListener } from 'node:http';
@@ -41,6 +42,8 @@ export interface InngestBackendOptions {
   store: RunStore;
   /** Serve the function from this process: the URL Inngest calls (origin + INNGEST_SERVE_PATH). */
   serve?: WeftFunctionDeps & { origin?: string };
+  /** How often undelivered decisions are sent again; default 2 s, 0 turns it off (tests). */
+  redeliverEveryMs?: number;
 }
 
 export interface InngestBackend extends ExternalBackend {
@@ -67,6 +70,7 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
     checkpointing: false,
   });
   const { store } = options;
+  const redeliverEveryMs = options.redeliverEveryMs ?? DECISION_RESEND_AFTER_MS;
   let fn: InngestFunction.Any | undefined;
   let handler: RequestListener | undefined;
   if (options.serve) {
@@ -80,7 +84,7 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
   }
   const sendDecision = (data: DecisionEventData) => client.send({ name: DECISION_EVENT, data });
 
-  return {
+  const backend: InngestBackend = {
     name: 'inngest',
     client,
     handler,
@@ -151,8 +155,26 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
       if (!response.ok)
         throw new Error(`syncing the Weft app with Inngest failed: ${response.status} ${await response.text()}`);
     },
-    async close() {},
+    async close() {
+      clearInterval(redelivery);
+    },
   };
+  // Unref'd: an open backend never keeps a CLI command alive by itself.
+  let redelivering: Promise<void> | undefined;
+  const redelivery =
+    redeliverEveryMs > 0
+      ? setInterval(() => {
+          if (redelivering) return; // the last round is still sending
+          redelivering = backend
+            .redeliverDecisions()
+            .catch(() => undefined) // a lost round is tried again on the next tick
+            .finally(() => {
+              redelivering = undefined;
+            });
+        }, redeliverEveryMs)
+      : undefined;
+  redelivery?.unref();
+  return backend;
 }
 
 /** The SDK's own logging goes nowhere: Weft reports runs through its events and logs. */
