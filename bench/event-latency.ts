@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { client, serve, shutdown } from '../apps/api/test/serve-process.ts';
 import { startInngestDevServer } from '../packages/adapters/src/inngest/dev-server.ts';
-import { startTemporalDevServer } from '../packages/adapters/src/temporal/test-server.ts';
+import { startTemporalDevServer } from '../packages/adapters/src/temporal/dev-server.ts';
 import { percentile } from './lib/api-table.ts';
 
 const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });

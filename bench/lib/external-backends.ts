@@ -7,13 +7,13 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { memoryFlowSource } from '../../packages/adapters/src/backends/flow-source.ts';
 import { createExecutorRegistry, type HostTool } from '../../packages/adapters/src/executors/index.ts';
 import { INNGEST_SERVE_PATH, openInngestBackend } from '../../packages/adapters/src/inngest/backend.ts';
 import { inngestBinary, startInngestDevServer } from '../../packages/adapters/src/inngest/dev-server.ts';
-import { memoryFlowSource } from '../../packages/adapters/src/inprocess/flow-source.ts';
 import { openSqliteStore, type RunStore } from '../../packages/adapters/src/store/index.ts';
 import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../../packages/adapters/src/temporal/client.ts';
-import { startTemporalDevServer, temporalBinary } from '../../packages/adapters/src/temporal/test-server.ts';
+import { startTemporalDevServer, temporalBinary } from '../../packages/adapters/src/temporal/dev-server.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../packages/adapters/src/temporal/worker.ts';
 import type { Fixtures, Flow, ToolSpec } from '../../packages/engine/src/index.ts';
 import { isFinalStatus } from '../../packages/engine/src/index.ts';

@@ -5,8 +5,8 @@
  * because the browser's own cannot send headers.
  */
 import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '@weft/api/router';
 import { EventSource as FetchEventSource } from 'eventsource';
-import type { AppRouter } from '../../api/src/server/router.ts';
 
 export const TOKEN_KEY = 'weft.token';
 

@@ -1,5 +1,5 @@
 import type { Flow } from '@weft/engine';
-import { type FlowSource, memoryFlowSource } from '../src/inprocess/flow-source.ts';
+import { type FlowSource, memoryFlowSource } from '../src/backends/flow-source.ts';
 
 /**
  * The corpus a run may spawn is given per start; a backend whose workers outlive one start

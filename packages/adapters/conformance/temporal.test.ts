@@ -13,7 +13,7 @@ import { createExecutorRegistry } from '../src/executors/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import type { RunStore } from '../src/store/types.ts';
 import { approveTemporalRun, awaitTemporalRun, connectTemporal, startTemporalRun } from '../src/temporal/client.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../src/temporal/test-server.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../src/temporal/dev-server.ts';
 import { startTemporalWorker, type TemporalWorkerHandle, weftWorkflowBundle } from '../src/temporal/worker.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { defineConformanceSuite } from './index.ts';

@@ -5,7 +5,6 @@
  */
 import { FlowInvalidError, type FlowRef } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAIServer } from '../src/executors/fake-openai-server.ts';
 import { type FlowSource, type InProcessRunner, InputTooLargeError, MAX_SPAWN_DEPTH } from '../src/inprocess/index.ts';
 import {
   createRunner,
@@ -15,6 +14,7 @@ import {
   sqliteFileBackend,
 } from '../src/inprocess/test-support.ts';
 import type { RunStore } from '../src/store/types.ts';
+import { startFakeOpenAIServer } from '../test-support/fake-openai-server.ts';
 
 const backend = sqliteFileBackend();
 let store: RunStore;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Json } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childRunId } from '../src/inprocess/children.ts';
+import { childRunId } from '../src/backends/children.ts';
 import { bothBackends, duplicateKeys } from '../src/inprocess/test-support.ts';
 import type { RunStore } from '../src/store/types.ts';
 import { CRASH_MARKS, createWorkerRunner, journaledIds } from './fixtures/flows.ts';

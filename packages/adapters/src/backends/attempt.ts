@@ -15,7 +15,7 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import { raceAbort, StepTimeoutError, withTimeout } from '../inprocess/timing.ts';
+import { raceAbort, StepTimeoutError, withTimeout } from './timing.ts';
 
 export type AttemptResult =
   | { ok: true; value: Json }

@@ -11,10 +11,10 @@ import {
   type RunEventInput,
   toErrorInfo,
 } from '@weft/engine';
-import { FlowNotFoundError, type FlowSource } from '../inprocess/flow-source.ts';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { RunStore } from '../store/types.ts';
 import type { ExternalBackendName } from './external.ts';
+import { FlowNotFoundError, type FlowSource } from './flow-source.ts';
 
 export interface ChildRequest {
   parentRunId: string;

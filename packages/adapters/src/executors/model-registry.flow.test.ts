@@ -6,10 +6,10 @@
 import { defineFlow, type LlmOutput, runCodeFirst, template } from '@weft/engine';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../test-support/fake-openai-server.ts';
 import { InProcessRunner } from '../inprocess/runner.ts';
 import { createRunner, flowOf, sqliteFileBackend } from '../inprocess/test-support.ts';
 import type { RunStore } from '../store/types.ts';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.ts';
 import { createExecutorRegistry } from './index.ts';
 
 const KEY = 'gsk-flow-secret-0815';

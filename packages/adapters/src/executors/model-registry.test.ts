@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type ModelTurnInput, type ModelTurnOutput, NonRetryableError } from '@weft/engine';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../test-support/fake-openai-server.ts';
 import { createExecutorRegistry, type ExecutorOptions, listModelProviders, type ProviderConfig } from './index.ts';
 
 const FAKE_MODULE = fileURLToPath(new URL('./fake-provider-module.ts', import.meta.url));

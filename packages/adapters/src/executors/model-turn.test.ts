@@ -1,6 +1,6 @@
 import { type ModelTurnInput, type ModelTurnOutput, NonRetryableError } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAIServer, startFakeOpenAIServer } from './fake-openai-server.ts';
+import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../test-support/fake-openai-server.ts';
 import { createExecutorRegistry, listModelProviders, ModelCallError } from './index.ts';
 
 const add = {

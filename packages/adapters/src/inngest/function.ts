@@ -7,9 +7,9 @@
 
 import { type Fixtures, type Flow, interpret, type Json, toErrorInfo } from '@weft/engine';
 import { type Inngest, type InngestFunction, NonRetriableError } from 'inngest';
+import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
-import type { FlowSource } from '../inprocess/flow-source.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { type ChildResult, inngestHost } from './host.ts';
 import { RunReporter } from './reporter.ts';

@@ -20,10 +20,10 @@ import {
 import type { Inngest, InngestFunction } from 'inngest';
 import { RetryAfterError } from 'inngest';
 import { attemptCall } from '../backends/attempt.ts';
+import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
+import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../inprocess/children.ts';
-import type { FlowSource } from '../inprocess/flow-source.ts';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { RunStore } from '../store/types.ts';
 import type { RunReporter } from './reporter.ts';

@@ -22,10 +22,10 @@ import {
   type StepHost,
   toErrorInfo,
 } from '@weft/engine';
+import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
 import type { GroupCommitter } from './group-commit.ts';
-import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from './timing.ts';
 
 export type ApprovalDecider = (request: {
   runId: string;

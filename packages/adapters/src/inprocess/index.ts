@@ -1,6 +1,6 @@
-export { MAX_SPAWN_DEPTH } from './children.ts';
+export { MAX_SPAWN_DEPTH } from '../backends/children.ts';
+export { directoryFlowSource, FlowNotFoundError, type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 export { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
-export { directoryFlowSource, FlowNotFoundError, type FlowSource, memoryFlowSource } from './flow-source.ts';
 export { GroupCommitter } from './group-commit.ts';
 export type { ApprovalDecider } from './host.ts';
 export {

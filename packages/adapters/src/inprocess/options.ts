@@ -1,9 +1,9 @@
 /** What a runner is given and what an execution returns. */
 import type { ErrorInfo, Fixtures, interpret, Json, RunStatus } from '@weft/engine';
+import type { FlowSource } from '../backends/flow-source.ts';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { InputTooLargeError } from './errors.ts';
-import type { FlowSource } from './flow-source.ts';
 import type { ApprovalDecider } from './host.ts';
 
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;

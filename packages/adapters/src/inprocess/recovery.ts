@@ -6,8 +6,8 @@
  * strands the run, so every check here errs towards waking.
  */
 import { isFinalStatus } from '@weft/engine';
+import { childRunId } from '../backends/children.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
-import { childRunId } from './children.ts';
 import { ownerIsDeadHere } from './ownership.ts';
 
 export interface Waiting {

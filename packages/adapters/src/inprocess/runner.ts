@@ -25,7 +25,6 @@ import {
   toErrorInfo,
   validateFlow,
 } from '@weft/engine';
-import type { RunRecord, RunStore } from '../store/types.ts';
 import {
   childFixtures,
   childOptions,
@@ -34,10 +33,11 @@ import {
   SPAWN_DEPTH_EXCEEDED,
   spawnDepth,
   spawnOutcome,
-} from './children.ts';
+} from '../backends/children.ts';
+import { FlowNotFoundError, type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
+import type { RunRecord, RunStore } from '../store/types.ts';
 import { DeadlineTimers } from './deadlines.ts';
 import { InputInvalidError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
-import { FlowNotFoundError, type FlowSource, memoryFlowSource } from './flow-source.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { InProcessHost, type SpawnOutcome } from './host.ts';
 import {

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventKey, type Flow, type RunEvent } from '@weft/engine';
 import pg from 'pg';
+import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import { createExecutorRegistry, type ExecutorOptions, type HostTool } from '../executors/index.ts';
 import { openStore } from '../store/index.ts';
 import type { RunStore } from '../store/types.ts';
-import { type FlowSource, memoryFlowSource } from './flow-source.ts';
 import type { ApprovalDecider } from './host.ts';
 import { InProcessRunner } from './runner.ts';
 

@@ -7,9 +7,9 @@
 import { ApplicationFailure, activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import type { CallPolicy, Json, RunEventInput, StepCall } from '@weft/engine';
 import { attemptCall } from '../backends/attempt.ts';
+import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun, prepareChildRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import type { FlowSource } from '../inprocess/flow-source.ts';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { RunStore } from '../store/types.ts';
 import type { WeftActivities } from './types.ts';

@@ -5,8 +5,8 @@
  */
 import type { Client } from '@temporalio/client';
 import type { ExternalBackend } from '../backends/external.ts';
+import type { FlowSource } from '../backends/flow-source.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import type { FlowSource } from '../inprocess/flow-source.ts';
 import type { RunStore } from '../store/types.ts';
 import { approveTemporalRun, cancelTemporalRun, connectTemporal, startTemporalRun } from './client.ts';
 import { startTemporalWorker, type TemporalWorkerHandle } from './worker.ts';

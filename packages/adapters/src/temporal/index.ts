@@ -13,7 +13,7 @@ export {
   startTemporalDevServer,
   type TemporalDevServer,
   temporalBinary,
-} from './test-server.ts';
+} from './dev-server.ts';
 export type { ApproveSignal, WeftFlowArgs } from './types.ts';
 export { APPROVE_SIGNAL, DEFAULT_TASK_QUEUE, WORKFLOW_TYPE } from './types.ts';
 export {

@@ -4,8 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { FlowSource } from '../backends/flow-source.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import type { FlowSource } from '../inprocess/flow-source.ts';
 import type { RunStore } from '../store/types.ts';
 import { createActivities } from './activities.ts';
 import { DEFAULT_TASK_QUEUE } from './types.ts';

@@ -35,7 +35,7 @@ import {
   type StepHost,
   toErrorInfo,
 } from '@weft/engine';
-import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../inprocess/children.ts';
+import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
 import { APPROVE_SIGNAL, type ApproveSignal, type WeftActivities, type WeftFlowArgs } from './types.ts';
 
 export const approveSignal = defineSignal<[ApproveSignal]>(APPROVE_SIGNAL);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Flow } from '@weft/engine';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { memoryFlowSource } from '../../src/backends/flow-source.ts';
 import { createExecutorRegistry, type HostTool } from '../../src/executors/index.ts';
 import { INNGEST_SERVE_PATH, type InngestBackend, openInngestBackend } from '../../src/inngest/backend.ts';
 import { type InngestDevServer, startInngestDevServer } from '../../src/inngest/dev-server.ts';
-import { memoryFlowSource } from '../../src/inprocess/flow-source.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
 

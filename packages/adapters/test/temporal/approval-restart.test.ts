@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
 import type { RunStore } from '../../src/store/types.ts';
 import { approveTemporalRun, awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
-import type { TemporalDevServer } from '../../src/temporal/test-server.ts';
+import type { TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { approvalFlow } from '../fixtures/flows.ts';
 import { closeTestbed, completedCallSteps, openTestbed, startWorkerChild } from './support.ts';
 

@@ -18,11 +18,11 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import type { Flow, Json, ToolSpec } from '@weft/engine';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { memoryFlowSource } from '../../src/backends/flow-source.ts';
 import { createExecutorRegistry, type HostTool } from '../../src/executors/index.ts';
-import { memoryFlowSource } from '../../src/inprocess/flow-source.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { approveTemporalRun, awaitTemporalRun, connectTemporal, startTemporalRun } from '../../src/temporal/client.ts';
-import { startTemporalDevServer } from '../../src/temporal/test-server.ts';
+import { startTemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../src/temporal/worker.ts';
 import { approvalFlow, crashChild, crashFixtures, crashFlow } from '../fixtures/flows.ts';
 

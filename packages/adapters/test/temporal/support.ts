@@ -12,7 +12,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
 import { connectTemporal } from '../../src/temporal/client.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/test-server.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import type { TemporalWorkerConfig } from '../fixtures/temporal-worker.ts';
 
 export interface Testbed {

@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Json } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childRunId } from '../../src/inprocess/children.ts';
+import { childRunId } from '../../src/backends/children.ts';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
 import type { RunStore } from '../../src/store/types.ts';
 import { awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
-import type { TemporalDevServer } from '../../src/temporal/test-server.ts';
+import type { TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { CRASH_MARKS, crashFixtures, crashFlow } from '../fixtures/flows.ts';
 import { closeTestbed, completedCallSteps, openTestbed, readLog, startWorkerChild } from './support.ts';
 

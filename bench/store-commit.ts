@@ -6,16 +6,27 @@
  * On SQLite it also counts WAL frames (pages) written per commit: with synchronous=NORMAL a
  * commit's cost is roughly proportional to them, which is what separates the two numbers.
  *
- *   node packages/adapters/src/store/bench-commit.ts                 # SQLite only
- *   node packages/adapters/src/store/bench-commit.ts postgres://…/db  # also PostgreSQL (creates tables in db)
+ *   node bench/store-commit.ts                 # SQLite only
+ *   node bench/store-commit.ts postgres://…/db  # also PostgreSQL (creates tables in db)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
-import { openPostgresStore, openSqliteStore } from './index.ts';
-import type { CommitBatch, RunStore } from './types.ts';
+import { openPostgresStore, openSqliteStore } from '../packages/adapters/src/store/index.ts';
+import type { CommitBatch, RunStore } from '../packages/adapters/src/store/types.ts';
+
+// `pg` is a dependency of @weft/adapters, not of the workspace root (as in lib/postgres.ts).
+const pg = createRequire(new URL('../packages/adapters/package.json', import.meta.url))('pg') as {
+  Client: new (config: {
+    connectionString: string;
+  }) => {
+    connect(): Promise<void>;
+    query(text: string, values?: unknown[]): Promise<unknown>;
+    end(): Promise<void>;
+  };
+};
 
 const ROUNDS = 5;
 

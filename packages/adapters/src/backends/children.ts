@@ -1,8 +1,8 @@
 /** Child runs (spawn steps and flow tools): their ids, how deep they nest, what they return. */
 import type { Fixtures } from '@weft/engine';
+import type { ApprovalDecider, SpawnOutcome } from '../inprocess/host.ts';
+import type { RunOutcome, StartOptions } from '../inprocess/options.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
-import type { ApprovalDecider, SpawnOutcome } from './host.ts';
-import type { RunOutcome, StartOptions } from './options.ts';
 
 /** How deep spawns may nest: a cycle a flow source hides from validation ends here. */
 export const MAX_SPAWN_DEPTH = 16;
