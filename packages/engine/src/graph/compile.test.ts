@@ -141,6 +141,16 @@ describe('one test per step type', () => {
     expect(flowToGraph(back)).toEqual(graph);
   });
 
+  it('lays out steps named after Object.prototype members that have no saved position', () => {
+    const flow = flowOf([t('toString'), t('valueOf'), t('b')], { ui: { positions: { b: { x: 1, y: 2 } } } });
+    const graph = flowToGraph(flow);
+    for (const id of ['toString', 'valueOf']) {
+      const { x, y } = graph.nodes.find((n) => n.id === id)!.position;
+      expect([typeof x, typeof y]).toEqual(['number', 'number']);
+    }
+    expect(withoutUi(roundTrip(flow))).toEqual(withoutUi(flow));
+  });
+
   it('a step called start or end does not clash with the start/end nodes', () => {
     const flow = flowOf([t('start'), t('end')]);
     expect(withoutUi(roundTrip(flow))).toEqual(flow);

@@ -267,7 +267,7 @@ export function graphToFlow(graph: FlowGraph, options: ValidateOptions = {}): Gr
   flow.steps = steps;
   if (meta.output !== undefined) flow.output = meta.output;
   if (meta.tools !== undefined) flow.tools = meta.tools;
-  const positions: Record<string, Position> = {};
+  const positions: Record<string, Position> = Object.create(null);
   for (const node of graph.nodes) positions[node.id] = { x: node.position.x, y: node.position.y };
   flow.ui = { positions };
 

@@ -49,7 +49,8 @@ export function stepConfig(step: Step): Record<string, Json> {
 }
 
 function savedPositions(ui: Flow['ui']): Record<string, Position> {
-  const positions: Record<string, Position> = {};
+  // Keyed by step ids: no prototype, so a step named `toString` without a saved position lays out.
+  const positions: Record<string, Position> = Object.create(null);
   const raw = ui?.positions;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return positions;
   for (const [id, value] of Object.entries(raw as Record<string, unknown>)) {

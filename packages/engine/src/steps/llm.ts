@@ -164,7 +164,9 @@ async function runToolCall(
 function fixtureTurns(step: LlmStep, ctx: StepContext): FixtureTurn[] | undefined {
   const fixtures = ctx.options.fixtures;
   if (fixtures === undefined) return undefined;
-  return fixtures[ctx.path] ?? fixtures[step.id];
+  // Keyed by step paths and ids (`toString` is a fine id): own entries only.
+  const own = (key: string) => (Object.hasOwn(fixtures, key) ? fixtures[key] : undefined);
+  return own(ctx.path) ?? own(step.id);
 }
 
 function addUsage(total: TokenUsage, turn: TokenUsage): void {
