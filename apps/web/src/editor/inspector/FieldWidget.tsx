@@ -21,7 +21,13 @@ export interface FieldProps {
 }
 
 /** "maxSteps" → "Max steps". */
+/** Field names that read badly as words. */
+const LABELS: Record<string, string> = { as: 'Item name (as)' };
+/** What an empty text field means, where that is not obvious. */
+const PLACEHOLDERS: Record<string, string> = { as: 'item — the name expressions in the body read it by' };
+
 export function humanize(name: string): string {
+  if (Object.hasOwn(LABELS, name)) return LABELS[name]!;
   const words = name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -172,7 +178,13 @@ export function FieldWidget({ spec, value, onChange, suggestions, listOptions }:
             id={id}
             className={`input${spec.kind === 'duration' ? ' mono' : ''}`}
             aria-label={label}
-            placeholder={spec.kind === 'duration' ? 'e.g. 30s, 5m, 1h' : undefined}
+            placeholder={
+              spec.kind === 'duration'
+                ? 'e.g. 30s, 5m, 1h'
+                : Object.hasOwn(PLACEHOLDERS, spec.name)
+                  ? PLACEHOLDERS[spec.name]
+                  : undefined
+            }
             value={text}
             onChange={(event) => setText(event.target.value)}
           />
