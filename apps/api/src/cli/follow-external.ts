@@ -1,12 +1,13 @@
 /**
  * Following a run on an external engine (Temporal, Inngest) from the CLI. The engine's side
- * writes events and approval records into the store, so progress is rendered by polling
- * `readEvents` rather than by listening to a runner. Approvals are recorded in the store before
+ * writes events and approval records into the store; a worker or function this command hosts
+ * writes through this process's store, whose feed wakes the follower at once, and a worker in
+ * another process is read every 100 ms at the latest. Approvals are recorded in the store before
  * their event (so `weft approve` and the parked report find them); `--approve` presets decide
  * them through `backend.decide`, and anything else parks the command.
  */
 
-import type { RunStore } from '@weft/adapters/store';
+import { type RunStore, waitForEvents } from '@weft/adapters/store';
 import { isFinalStatus, type RunEvent } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
 import { BACKEND_LABEL, type CliBackend } from './external.ts';
@@ -15,7 +16,8 @@ import { ProgressRenderer } from './progress.ts';
 import { reportOutcome } from './report.ts';
 import { getRunOrFail, runTree, shellQuote, treeLabels } from './tree.ts';
 
-const POLL_MS = 100;
+/** The longest the follower waits before reading the store again (a worker in another process). */
+const BACKSTOP_MS = 100;
 /** With an approval nobody here can decide, the command parks once the run is this quiet. */
 const PARK_QUIET_MS = 1_500;
 
@@ -67,7 +69,7 @@ export async function followExternalRun(
       if (!root || isFinalStatus(root.status)) break;
       const undecided = [...pending.values()].some((decided) => !decided);
       if (undecided && Date.now() - lastEventAt >= PARK_QUIET_MS) break;
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await waitForEvents(store, new Set(after.keys()), BACKSTOP_MS);
     }
   } finally {
     process.off('SIGINT', onInterrupt);

@@ -11,6 +11,7 @@ export { openPostgresStore } from './postgres.ts';
 export { reportRunEvents } from './report-events.ts';
 export { openSqliteStore } from './sqlite.ts';
 export type * from './types.ts';
+export { waitForEvents } from './wait-for-events.ts';
 
 export interface OpenStoreOptions {
   /** `postgres://…` / `postgresql://…` for PostgreSQL; otherwise a SQLite file path or ':memory:'. */

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportRunEvents } from './report-events.ts';
 import { postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
 import type { RunStore } from './types.ts';
+import { waitForEvents } from './wait-for-events.ts';
 
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))(
   '%s store.onEvents',
@@ -90,6 +91,23 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
       stopBad();
       stopGood();
       expect(heard).toEqual([2]);
+    });
+
+    it('waitForEvents wakes on a commit of a watched run, not of another one', async () => {
+      const watched = `run-wait-${backend.name}`;
+      const unrelated = `run-wait-other-${backend.name}`;
+      await createRun(watched);
+      await createRun(unrelated);
+      let woke = false;
+      const waiting = waitForEvents(store, new Set([watched]), 60_000).then(() => {
+        woke = true;
+      });
+      await store.commit([{ runId: unrelated, journal: [], events: stepEvents('u') }]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(woke).toBe(false);
+      await store.commit([{ runId: watched, journal: [], events: stepEvents('w') }]);
+      await waiting;
+      expect(woke).toBe(true);
     });
   },
 );
