@@ -1,4 +1,5 @@
 /** What the live run did at a node: per run step, its status, attempts, duration, output or error. */
+import { ownEntry } from '@weft/engine';
 import { useEditor } from '../store/editor-hooks.ts';
 import { formatDuration } from '../store/run-status.ts';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
@@ -11,7 +12,7 @@ export function StepRunDetails({ nodeId }: { nodeId: string }) {
     <div className="run-details">
       <h3 className="panel-subtitle">In this run</h3>
       {stepIds.map((stepId) => {
-        const step = Object.hasOwn(steps, stepId) ? steps[stepId] : undefined;
+        const step = ownEntry(steps, stepId);
         if (!step) return null;
         return (
           <details key={stepId} className="run-step" open={stepIds.length === 1}>

@@ -4,7 +4,7 @@
  */
 import type { ErrorInfo } from '../errors.ts';
 import type { TokenUsage } from '../interpreter/host.ts';
-import type { Json } from '../json.ts';
+import { type Json, ownEntry } from '../json.ts';
 import type { RunEvent, RunEventInput, RunStatus } from './events.ts';
 
 export type StepStatus = 'running' | 'waiting' | 'retrying' | 'completed' | 'failed';
@@ -170,7 +170,7 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
 
 /** The state of one step, or undefined; also safe on a state that went through JSON (a plain object). */
 export function stepOf(state: Pick<RunState, 'steps'>, stepId: string): StepState | undefined {
-  return Object.hasOwn(state.steps, stepId) ? state.steps[stepId] : undefined;
+  return ownEntry(state.steps, stepId);
 }
 
 function ensureStep(state: RunState, stepId: string, stepType: string, parentId: string | null): StepState {

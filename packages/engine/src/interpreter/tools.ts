@@ -6,34 +6,26 @@
 import { NonRetryableError } from '../errors.ts';
 import { resolveValue } from '../expr/index.ts';
 import type { FlowTool } from '../ir/flow.ts';
-import type { Json, JsonObject } from '../json.ts';
+import { type Json, type JsonObject, ownEntry } from '../json.ts';
 import type { StepContext } from './context.ts';
 import { parseFlowRef } from './flow-ref.ts';
 import type { HttpCallInput, ToolSpec } from './host.ts';
 
-/**
- * An entry of a map keyed by tool names. A model chooses the name it calls, so `toString` or
- * `constructor` must never find a member inherited from Object.prototype.
- */
-function entry<T>(record: Readonly<Record<string, T>> | undefined, name: string): T | undefined {
-  return record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined;
-}
-
 export function toolSpec(name: string, ctx: StepContext): ToolSpec {
-  const own = entry(ctx.flow.tools, name);
+  const own = ownEntry(ctx.flow.tools, name);
   if (own) return { name, description: own.description, parameters: own.parameters as JsonObject };
-  const registered = entry(ctx.options.hostTools, name);
+  const registered = ownEntry(ctx.options.hostTools, name);
   if (registered) return { name, ...registered };
   throw new NonRetryableError(`unknown tool '${name}'`);
 }
 
 export function knowsTool(name: string, ctx: StepContext): boolean {
-  return entry(ctx.flow.tools, name) !== undefined || entry(ctx.options.hostTools, name) !== undefined;
+  return ownEntry(ctx.flow.tools, name) !== undefined || ownEntry(ctx.options.hostTools, name) !== undefined;
 }
 
 /** Runs tool `name` as the checkpointed step `id`. */
 export async function callTool(name: string, args: Json, id: string, ctx: StepContext): Promise<Json> {
-  const own = entry(ctx.flow.tools, name);
+  const own = ownEntry(ctx.flow.tools, name);
   if (own === undefined) {
     if (!knowsTool(name, ctx)) throw new NonRetryableError(`unknown tool '${name}'`);
     return ctx.host.run(id, { kind: 'tool', input: { tool: name, args } }, ctx.policy);

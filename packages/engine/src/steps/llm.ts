@@ -11,7 +11,7 @@ import type { FixtureTurn, ModelMessage, ModelToolCall, ModelTurnOutput, TokenUs
 import { settleAll } from '../interpreter/settle.ts';
 import { callTool, toolSpec } from '../interpreter/tools.ts';
 import { baseStepShape, exprSchema, jsonSchemaSchema, templateSchema } from '../ir/common.ts';
-import { isJsonObject, type Json, type JsonObject } from '../json.ts';
+import { isJsonObject, type Json, type JsonObject, ownEntry } from '../json.ts';
 
 /** The built-in providers (a server may add more; see the adapters' model registry). */
 export const MODEL_PROVIDERS = ['openai', 'anthropic', 'local', 'mock'] as const;
@@ -164,9 +164,7 @@ async function runToolCall(
 function fixtureTurns(step: LlmStep, ctx: StepContext): FixtureTurn[] | undefined {
   const fixtures = ctx.options.fixtures;
   if (fixtures === undefined) return undefined;
-  // Keyed by step paths and ids (`toString` is a fine id): own entries only.
-  const own = (key: string) => (Object.hasOwn(fixtures, key) ? fixtures[key] : undefined);
-  return own(ctx.path) ?? own(step.id);
+  return ownEntry(fixtures, ctx.path) ?? ownEntry(fixtures, step.id);
 }
 
 function addUsage(total: TokenUsage, turn: TokenUsage): void {

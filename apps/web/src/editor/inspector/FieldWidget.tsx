@@ -1,5 +1,5 @@
 /** One form field: the widget its FieldSpec asks for. */
-import type { Json } from '@weft/engine';
+import { type Json, ownEntry } from '@weft/engine';
 import { useId } from 'react';
 import { ModelField } from '../ModelField.tsx';
 import { ExpressionField } from './ExpressionField.tsx';
@@ -27,7 +27,8 @@ const LABELS: Record<string, string> = { as: 'Item name (as)' };
 const PLACEHOLDERS: Record<string, string> = { as: 'item — the name expressions in the body read it by' };
 
 export function humanize(name: string): string {
-  if (Object.hasOwn(LABELS, name)) return LABELS[name]!;
+  const fixed = ownEntry(LABELS, name);
+  if (fixed !== undefined) return fixed;
   const words = name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
@@ -178,13 +179,7 @@ export function FieldWidget({ spec, value, onChange, suggestions, listOptions }:
             id={id}
             className={`input${spec.kind === 'duration' ? ' mono' : ''}`}
             aria-label={label}
-            placeholder={
-              spec.kind === 'duration'
-                ? 'e.g. 30s, 5m, 1h'
-                : Object.hasOwn(PLACEHOLDERS, spec.name)
-                  ? PLACEHOLDERS[spec.name]
-                  : undefined
-            }
+            placeholder={spec.kind === 'duration' ? 'e.g. 30s, 5m, 1h' : ownEntry(PLACEHOLDERS, spec.name)}
             value={text}
             onChange={(event) => setText(event.target.value)}
           />
