@@ -7,6 +7,7 @@ import { defineFlow, type LlmOutput, runCodeFirst, template } from '@weft/engine
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../test-support/fake-openai-server.ts';
+import { textStream } from '../../test-support/text-stream.ts';
 import { InProcessRunner } from '../inprocess/runner.ts';
 import { createRunner, flowOf, sqliteFileBackend } from '../inprocess/test-support.ts';
 import type { RunStore } from '../store/types.ts';
@@ -77,24 +78,7 @@ describe('a code-first flow on a LanguageModel its application registered', () =
         const asked = prompt
           .flatMap((m) => (m.role === 'user' ? m.content : []))
           .map((p) => (p.type === 'text' ? p.text : ''));
-        return {
-          stream: new ReadableStream({
-            start(controller) {
-              controller.enqueue({ type: 'text-start', id: 't' });
-              controller.enqueue({ type: 'text-delta', id: 't', delta: `acme says: ${asked.join(' ')}` });
-              controller.enqueue({ type: 'text-end', id: 't' });
-              controller.enqueue({
-                type: 'finish',
-                finishReason: { unified: 'stop', raw: 'stop' },
-                usage: {
-                  inputTokens: { total: 4, noCache: 4, cacheRead: undefined, cacheWrite: undefined },
-                  outputTokens: { total: 3, text: 3, reasoning: undefined },
-                },
-              });
-              controller.close();
-            },
-          }),
-        };
+        return textStream(`acme says: ${asked.join(' ')}`, { input: 4, output: 3 });
       },
     });
     const greet = defineFlow<{ name: string }, { reply: string; tokens: number }>(

@@ -3,9 +3,10 @@ import { type ModelTurnInput, type ModelTurnOutput, NonRetryableError } from '@w
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAIServer, startFakeOpenAIServer } from '../../test-support/fake-openai-server.ts';
+import { textStream } from '../../test-support/text-stream.ts';
 import { createExecutorRegistry, type ExecutorOptions, listModelProviders, type ProviderConfig } from './index.ts';
 
-const FAKE_MODULE = fileURLToPath(new URL('./fake-provider-module.ts', import.meta.url));
+const FAKE_MODULE = fileURLToPath(new URL('../../test-support/fake-provider-module.ts', import.meta.url));
 const KEY = 'gsk-test-secret-4711';
 
 const providersEnv = (configs: Record<string, unknown>, extra: Record<string, string> = {}) => ({
@@ -237,24 +238,7 @@ describe('the built-in providers through the registry', () => {
 describe('language models registered in code', () => {
   const answering = (text: string) =>
     new MockLanguageModelV4({
-      doStream: async () => ({
-        stream: new ReadableStream({
-          start(controller) {
-            controller.enqueue({ type: 'text-start', id: 't' });
-            controller.enqueue({ type: 'text-delta', id: 't', delta: text });
-            controller.enqueue({ type: 'text-end', id: 't' });
-            controller.enqueue({
-              type: 'finish',
-              finishReason: { unified: 'stop', raw: 'stop' },
-              usage: {
-                inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
-                outputTokens: { total: 2, text: 2, reasoning: undefined },
-              },
-            });
-            controller.close();
-          },
-        }),
-      }),
+      doStream: async () => textStream(text, { input: 3, output: 2 }),
     });
 
   it('answer under their name, and only the one named answers', async () => {

@@ -4,30 +4,14 @@
  * the config has to name one; one of them fails and echoes its key, as a careless factory might.
  */
 import { MockLanguageModelV4 } from 'ai/test';
+import { textStream } from './text-stream.ts';
 
 export function createAlpha(options: { greeting?: string } = {}) {
   const languageModel = (modelId: string) =>
     new MockLanguageModelV4({
       provider: 'alpha',
       modelId,
-      doStream: async () => ({
-        stream: new ReadableStream({
-          start(controller) {
-            controller.enqueue({ type: 'text-start', id: 't' });
-            controller.enqueue({ type: 'text-delta', id: 't', delta: `${options.greeting ?? 'hi'} from ${modelId}` });
-            controller.enqueue({ type: 'text-end', id: 't' });
-            controller.enqueue({
-              type: 'finish',
-              finishReason: { unified: 'stop', raw: 'stop' },
-              usage: {
-                inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-                outputTokens: { total: 1, text: 1, reasoning: undefined },
-              },
-            });
-            controller.close();
-          },
-        }),
-      }),
+      doStream: async () => textStream(`${options.greeting ?? 'hi'} from ${modelId}`, { input: 1, output: 1 }),
     });
   const none = () => {
     throw new Error('alpha only has language models');
