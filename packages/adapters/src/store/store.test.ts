@@ -1,7 +1,11 @@
-import type { RunEventInput } from '@weft/engine';
+/**
+ * The run store over both dialects: runs (create, list, update, delete with their children),
+ * leases, approvals, and migrating an existing database. Committing journal entries and events
+ * is in store-commit.test.ts; saved flows in flow-store.test.ts.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completed, postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
-import type { CommitBatch, JournalEntry, NewRun, RunStore } from './types.ts';
+import type { NewRun, RunStore } from './types.ts';
 
 // The same behaviours, word for word, against both dialects.
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))('%s run store', (_, backend) => {
@@ -96,165 +100,6 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(run?.input).toEqual(before?.input);
   });
 
-  it('round-trips journal entries, failures included', async () => {
-    const runId = await created();
-    const entries: JournalEntry[] = [
-      completed('a', { text: 'hi', n: 0.1, list: [null, true] }),
-      {
-        stepId: 'b',
-        kind: 'code',
-        inputHash: 'h-b',
-        status: 'failed',
-        output: null,
-        error: { name: 'E', message: 'no' },
-      },
-      completed('c', null),
-    ];
-    await store.commit([{ runId, journal: entries, events: [] }]);
-    expect(await store.loadJournal(runId)).toEqual(entries);
-    // The first result of a step stands.
-    await store.commit([{ runId, journal: [completed('a', 'other')], events: [] }]);
-    expect((await store.loadJournal(runId))[0]?.output).toEqual(entries[0]?.output);
-    expect(await store.loadJournal(await created())).toEqual([]);
-  });
-
-  it('dedupes keyed events, numbers the rest in order, and returns what it stored', async () => {
-    const runId = await created();
-    const batch: CommitBatch = {
-      runId,
-      journal: [completed('a')],
-      events: [
-        { type: 'run.started', flowId: 'flow', flowVersion: 1, input: { ticket: 'hi' }, backend: 'inprocess' },
-        ...stepEvents('a'),
-        { type: 'step.started', stepId: 'a', stepType: 'tool' }, // same key within the batch
-      ],
-    };
-    const first = await store.commit([batch]);
-    expect(first.map((e) => e.type)).toEqual(['run.started', 'step.started', 'step.completed']);
-    expectIncreasing(first.map((e) => e.seq));
-    expect(first.every((e) => e.runId === runId && typeof e.at === 'number')).toBe(true);
-    expect(await store.readEvents(runId)).toEqual(first);
-
-    // A replay re-emits the same facts: nothing new.
-    expect(await store.commit([batch])).toEqual([]);
-    const more = await store.commit([{ runId, journal: [], events: [...stepEvents('a'), ...stepEvents('b')] }]);
-    expect(more.map((e) => (e as { stepId: string }).stepId)).toEqual(['b', 'b']);
-    const all = await store.readEvents(runId);
-    expect(all).toEqual([...first, ...more]);
-    expectIncreasing(all.map((e) => e.seq));
-  });
-
-  it('always appends deltas and reads after a seq', async () => {
-    const runId = await created();
-    const deltas: RunEventInput[] = [
-      { type: 'step.delta', stepId: 'a', text: 'he' },
-      { type: 'step.delta', stepId: 'a', text: 'llo' },
-    ];
-    await store.commit([{ runId, journal: [], events: deltas }]);
-    await store.commit([{ runId, journal: [], events: deltas }]);
-    const all = await store.readEvents(runId);
-    expect(all.map((e) => (e as { text: string }).text)).toEqual(['he', 'llo', 'he', 'llo']);
-    expectIncreasing(all.map((e) => e.seq));
-    expect(await store.readEvents(runId, all[1]!.seq)).toEqual(all.slice(2));
-    expect(await store.readEvents(runId, all[3]!.seq)).toEqual([]);
-  });
-
-  it('gives back every event type exactly as emitted', async () => {
-    const runId = await created();
-    const error = { name: 'StepFailedError', message: 'x', code: 'step_failed', stepId: 's' };
-    const events: RunEventInput[] = [
-      { type: 'run.started', flowId: 'f', flowVersion: 2, input: null, backend: 'inprocess', parentRunId: 'p' },
-      { type: 'step.started', stepId: 's', stepType: 'llm', parentId: 'loop', input: { q: [1, 2] } },
-      { type: 'step.delta', stepId: 's', text: 'tok' },
-      {
-        type: 'step.completed',
-        stepId: 's',
-        output: { text: 'hi' },
-        usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
-      },
-      { type: 'step.retrying', stepId: 't', attempt: 1, error, delayMs: 1000 },
-      { type: 'step.failed', stepId: 't', error },
-      { type: 'approval.requested', stepId: 'ok', prompt: 'Ship?', timeoutMs: 60_000 },
-      { type: 'approval.resolved', stepId: 'ok', approved: true, by: 'ann', comment: null, timedOut: false },
-      { type: 'child.started', stepId: 'sp', childRunId: 'c1', flowId: 'child' },
-      { type: 'run.completed', output: [1, 'two', { three: 3 }] },
-      { type: 'run.failed', error },
-      { type: 'run.cancelled', reason: 'user' },
-    ] as RunEventInput[];
-    const stored = await store.commit([{ runId, journal: [], events }]);
-    const read = await store.readEvents(runId);
-    expect(read).toStrictEqual(stored);
-    expect(read.map(({ runId: _r, seq: _s, at: _a, ...event }) => event)).toStrictEqual(events);
-  });
-
-  it('commits several runs at once, each with its own numbering', async () => {
-    const [a, b] = [await created(), await created()];
-    const stored = await store.commit([
-      { runId: a, journal: [completed('x')], events: stepEvents('x') },
-      { runId: b, journal: [completed('y')], events: stepEvents('y') },
-      { runId: a, journal: [], events: [{ type: 'step.delta', stepId: 'z', text: '.' }] },
-    ]);
-    // Per run in commit order (runs may come back grouped).
-    expect(stored.filter((e) => e.runId === a)).toHaveLength(3);
-    expect(stored.filter((e) => e.runId === b)).toHaveLength(2);
-    expectIncreasing(stored.filter((e) => e.runId === a).map((e) => e.seq));
-    expect(await store.readEvents(a)).toEqual(stored.filter((e) => e.runId === a));
-    expect(await store.readEvents(b)).toEqual(stored.filter((e) => e.runId === b));
-  });
-
-  it('writes all batches or none', async () => {
-    const runId = await created();
-    const failing = store.commit([
-      { runId, journal: [completed('a')], events: stepEvents('a') },
-      { runId: 'no-such-run', journal: [completed('b')], events: stepEvents('b') },
-    ]);
-    await expect(failing).rejects.toThrow();
-    expect(await store.loadJournal(runId)).toEqual([]);
-    expect(await store.readEvents(runId)).toEqual([]);
-    // The store is still usable: the same batch goes in as if nothing had happened.
-    const ok = await store.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
-    expect(ok.map((e) => e.type)).toEqual(['step.started', 'step.completed']);
-    expect(await store.loadJournal(runId)).toEqual([completed('a')]);
-  });
-
-  it('keeps seq unique and increasing when two connections commit to one run at once', async () => {
-    const runId = await created();
-    const other = await open();
-    const commits = Array.from({ length: 40 }, (_, i) =>
-      (i % 2 === 0 ? store : other).commit([
-        { runId, journal: [completed(`s${i}`)], events: [...stepEvents(`s${i}`), ...stepEvents(`s${i}`)] },
-      ]),
-    );
-    const stored = (await Promise.all(commits)).flat();
-    expect(stored).toHaveLength(80);
-    const seqs = (await store.readEvents(runId)).map((e) => e.seq);
-    expect(seqs).toHaveLength(80);
-    expectIncreasing(seqs);
-    expect(stored.map((e) => e.seq).sort((x, y) => x - y)).toEqual(seqs);
-  });
-
-  it('skips keys another connection stored after this one last wrote the run', async () => {
-    const runId = await created();
-    const other = await open();
-    const delta: RunEventInput = { type: 'step.delta', stepId: 'a', text: '.' };
-    // Both connections have written the run (the SQLite store keeps its keys in memory).
-    await store.commit([{ runId, journal: [], events: [delta] }]);
-    await other.commit([{ runId, journal: [], events: [delta] }]);
-    const theirs = await other.commit([{ runId, journal: [completed('a')], events: stepEvents('a') }]);
-    // A replay in the first connection: only what is new goes in, and the first result stands.
-    const mine = await store.commit([
-      { runId, journal: [completed('a', 'other'), completed('b')], events: [...stepEvents('a'), ...stepEvents('b')] },
-    ]);
-    expect(mine.map((e) => [e.type, (e as { stepId: string }).stepId])).toEqual([
-      ['step.started', 'b'],
-      ['step.completed', 'b'],
-    ]);
-    expect(await store.loadJournal(runId)).toEqual([completed('a'), completed('b')]);
-    const all = await store.readEvents(runId);
-    expect(all.slice(2)).toEqual([...theirs, ...mine]);
-    expectIncreasing(all.map((e) => e.seq));
-  });
-
   it('claims, renews, takes over and releases runs', async () => {
     const id = await created();
     const claim = (owner: string, now: number, takeOverFrom?: string) =>
@@ -326,86 +171,6 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(await store.getApproval(runId, 'nope')).toBeUndefined();
   });
 
-  const flowDoc = (id: string, name = `Flow ${id}`, extra: Record<string, unknown> = {}) => ({
-    irVersion: 1,
-    id,
-    name,
-    ...extra,
-    steps: [{ id: 'a', type: 'transform', value: '=1' }],
-  });
-
-  it('saves flows as increasing immutable versions and reads the latest or a given one', async () => {
-    const id = uid('flow');
-    const v1 = await store.flows.save(flowDoc(id, 'First', { version: 7 }));
-    expect(v1).toMatchObject({ id, version: 1, name: 'First' });
-    // The doc's own version is replaced in place (key order kept).
-    expect(JSON.stringify(v1.doc)).toBe(JSON.stringify(flowDoc(id, 'First', { version: 1 })));
-    const v2 = await store.flows.save(flowDoc(id, 'Second'));
-    expect(v2.version).toBe(2);
-    expect(v2.doc).toEqual({ ...flowDoc(id, 'Second'), version: 2 });
-
-    expect(await store.flows.get(id)).toEqual(v2);
-    expect(await store.flows.get(id, 1)).toEqual(v1);
-    expect(await store.flows.get(id, 3)).toBeUndefined();
-    expect(await store.flows.get('missing')).toBeUndefined();
-    expect((await store.flows.versions(id)).map((v) => [v.version, v.name])).toEqual([
-      [1, 'First'],
-      [2, 'Second'],
-    ]);
-    const summary = (await store.flows.list()).find((f) => f.id === id);
-    expect(summary).toMatchObject({ id, name: 'Second', latestVersion: 2, createdAt: v1.createdAt });
-    expect(summary?.updatedAt).toBeGreaterThanOrEqual(v1.createdAt);
-  });
-
-  it('creates a flow atomically: of concurrent creates of one id, across connections, exactly one wins', async () => {
-    const id = uid('flow');
-    const other = await open();
-    const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).flows.create(flowDoc(id, `c${i}`))),
-    );
-    const won = results.filter((r) => r !== undefined);
-    expect(won).toHaveLength(1);
-    expect(won[0]).toMatchObject({ id, version: 1 });
-    expect(await store.flows.versions(id)).toHaveLength(1);
-    expect(await store.flows.get(id)).toEqual(won[0]);
-    // Taken: no new version, nothing changed.
-    expect(await store.flows.create(flowDoc(id, 'again'))).toBeUndefined();
-    expect((await store.flows.list()).find((f) => f.id === id)).toMatchObject({ latestVersion: 1, name: won[0]!.name });
-    // A deleted flow's id is free again, at its next version (as save revives it).
-    await store.flows.delete(id);
-    const revived = await other.flows.create(flowDoc(id, 'Revived'));
-    expect(revived).toMatchObject({ id, version: 2, name: 'Revived' });
-    expect((await store.flows.versions(id)).map((v) => v.version)).toEqual([2]);
-  });
-
-  it('gives concurrent saves of one flow distinct versions, across connections', async () => {
-    const id = uid('flow');
-    const other = await open();
-    const saved = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? store : other).flows.save(flowDoc(id, `n${i}`))),
-    );
-    expect(saved.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-    expect(await store.flows.versions(id)).toHaveLength(12);
-    expect((await other.flows.get(id))?.version).toBe(12);
-  });
-
-  it('deletes a flow with its versions; saving the id again continues the numbering', async () => {
-    const id = uid('flow');
-    await store.flows.save(flowDoc(id));
-    await store.flows.save(flowDoc(id));
-    expect(await store.flows.delete(id)).toBe(true);
-    expect(await store.flows.delete(id)).toBe(false);
-    expect(await store.flows.delete('missing')).toBe(false);
-    expect(await store.flows.get(id)).toBeUndefined();
-    expect(await store.flows.get(id, 1)).toBeUndefined();
-    expect(await store.flows.versions(id)).toEqual([]);
-    expect((await store.flows.list()).some((f) => f.id === id)).toBe(false);
-    const again = await store.flows.save(flowDoc(id, 'Reborn'));
-    expect(again.version).toBe(3);
-    expect((await store.flows.list()).find((f) => f.id === id)).toMatchObject({ latestVersion: 3, name: 'Reborn' });
-    expect((await store.flows.versions(id)).map((v) => v.version)).toEqual([3]);
-  });
-
   it('deletes a run with its events, journal, approvals and child runs, and nothing else', async () => {
     const root = await created();
     const child = await created({ parentRunId: root, parentStepId: 's' });
@@ -450,8 +215,3 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
     expect(await again.readEvents(runId)).toHaveLength(2);
   });
 });
-
-/** Event seqs increase strictly within a run (journal rows share the numbering, so they may skip). */
-function expectIncreasing(seqs: number[]): void {
-  expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!)).toBe(true);
-}
