@@ -11,8 +11,10 @@ import { memoryFlowSource } from '../../packages/adapters/src/backends/flow-sour
 import { createExecutorRegistry, type HostTool } from '../../packages/adapters/src/executors/index.ts';
 import { INNGEST_SERVE_PATH, openInngestBackend } from '../../packages/adapters/src/inngest/backend.ts';
 import { inngestBinary, startInngestDevServer } from '../../packages/adapters/src/inngest/dev-server.ts';
+import { RunService } from '../../packages/adapters/src/service/run-service.ts';
 import { openSqliteStore, type RunStore } from '../../packages/adapters/src/store/index.ts';
-import { awaitTemporalRun, connectTemporal, startTemporalRun } from '../../packages/adapters/src/temporal/client.ts';
+import { openTemporalBackend } from '../../packages/adapters/src/temporal/backend.ts';
+import { awaitTemporalRun } from '../../packages/adapters/src/temporal/client.ts';
 import { startTemporalDevServer, temporalBinary } from '../../packages/adapters/src/temporal/dev-server.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../packages/adapters/src/temporal/worker.ts';
 import type { Fixtures, Flow, ToolSpec } from '../../packages/engine/src/index.ts';
@@ -60,7 +62,8 @@ export async function openTemporal({ dir, hostTools, hostToolSpecs }: Setup): Pr
     executors: createExecutorRegistry({ tools: hostTools }),
     flows: memoryFlowSource([]),
   });
-  const client = await connectTemporal({ address: server.address });
+  const backend = await openTemporalBackend({ address: server.address, taskQueue, store, hostTools: hostToolSpecs });
+  const service = new RunService({ store, backends: [backend], hostTools: Object.keys(hostTools) });
   return {
     name: 'temporal',
     label: 'temporal',
@@ -68,21 +71,13 @@ export async function openTemporal({ dir, hostTools, hostToolSpecs }: Setup): Pr
     setupMs,
     version: versionOf(await temporalBinary(), ['--version']),
     async run(flow, fixtures) {
-      const { runId } = await startTemporalRun({
-        client,
-        store,
-        taskQueue,
-        flow,
-        input: {},
-        hostTools: hostToolSpecs,
-        ...(fixtures ? { fixtures } : {}),
-      });
-      await awaitTemporalRun(client, runId);
+      const { runId } = await service.start({ flow, input: {}, ...(fixtures ? { fixtures } : {}) });
+      await awaitTemporalRun(backend.client, runId);
       return runId;
     },
     async close() {
       await worker.shutdown();
-      await client.connection.close();
+      await service.close();
       await server.stop();
       await store.close();
     },
@@ -116,6 +111,7 @@ export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBacke
   if (!address || typeof address === 'string') throw new Error('no port');
   await backend.register(`http://127.0.0.1:${address.port}`);
   const setupMs = performance.now() - startedAt;
+  const service = new RunService({ store, backends: [backend], hostTools: Object.keys(hostTools) });
   return {
     name: 'inngest',
     label: 'inngest',
@@ -123,8 +119,7 @@ export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBacke
     setupMs,
     version: `inngest dev server ${(await inngestBinary()).split('inngest-').at(-1)}`,
     async run(flow, fixtures) {
-      const runId = `run_${crypto.randomUUID()}`;
-      await backend.start({ runId, flow, input: {}, ...(fixtures ? { fixtures } : {}) });
+      const { runId } = await service.start({ flow, input: {}, ...(fixtures ? { fixtures } : {}) });
       for (;;) {
         const run = await store.getRun(runId);
         if (run && isFinalStatus(run.status)) return runId;
@@ -132,7 +127,7 @@ export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBacke
       }
     },
     async close() {
-      await backend.close();
+      await service.close();
       await new Promise((resolve) => http.close(resolve));
       await server.stop();
       await store.close();

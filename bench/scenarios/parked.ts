@@ -6,6 +6,8 @@
  * finds them again through the store's pending approvals).
  */
 import { join } from 'node:path';
+import { inProcessBackend } from '../../packages/adapters/src/inprocess/backend.ts';
+import { RunService } from '../../packages/adapters/src/service/run-service.ts';
 import { openStore } from '../../packages/adapters/src/store/index.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { APPROVAL_STEP, parkingFlow } from '../lib/flows.ts';
@@ -35,6 +37,9 @@ async function round(ctx: BenchContext, index: number): Promise<Round> {
   const doc = parkingFlow();
   const store = await openStore({ url: join(ctx.dir, `parked-${index}.db`) });
   const runner = benchRunner(store);
+  // Decisions take the product's path: the run service records them and the backend resumes.
+  const backend = inProcessBackend(runner);
+  const service = new RunService({ store, backends: [backend] });
   const parkAll = async (runs: number) => {
     for (let i = 0; i < runs; i++) expectStatus(await runner.start(doc, { i }), 'waiting');
   };
@@ -42,9 +47,10 @@ async function round(ctx: BenchContext, index: number): Promise<Round> {
     const pending = await store.listApprovals({ status: 'pending' });
     if (pending.length !== runs) throw new Error(`expected ${runs} parked runs, found ${pending.length}`);
     for (const { runId } of pending) {
-      const { accepted, outcome } = await runner.approve(runId, APPROVAL_STEP, { approved: true, by: 'bench' });
-      if (!accepted) throw new Error(`the approval of ${runId} was not accepted`);
-      expectStatus(outcome, 'completed');
+      await service.decide(runId, APPROVAL_STEP, { approved: true, by: 'bench' });
+      await backend.settled();
+      const run = await store.getRun(runId);
+      if (run?.status !== 'completed') throw new Error(`run ${runId} ended ${run?.status ?? 'missing'}, not completed`);
     }
   };
   try {

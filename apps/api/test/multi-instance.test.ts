@@ -3,11 +3,12 @@
  * watched live through B over SSE, an approval given through B resumes it, and both processes'
  * subscribers (run events and status changes) see the whole run, live, across the processes.
  */
+
+import { FEED_APPLICATION_NAME } from '@weft/adapters/store';
 import type { RunEvent } from '@weft/engine';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StatusChange } from '../src/server/events/bus.ts';
-import { APPLICATION_NAME } from '../src/server/events/pg-transport.ts';
 import { approvalFlow } from '../src/server/test-support.ts';
 import { client, type Server, serve, shutdown } from './serve-process.ts';
 
@@ -184,7 +185,7 @@ it('keeps crossing processes after the LISTEN connections are cut (reconnect)', 
   try {
     const result = await pgAdmin.query(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
-      [database, APPLICATION_NAME],
+      [database, FEED_APPLICATION_NAME],
     );
     cut = result.rowCount ?? 0;
   } finally {

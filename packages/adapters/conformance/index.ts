@@ -35,7 +35,11 @@ export {
   renderEvents,
 } from './events.ts';
 export { DEMO_API_DEFAULT_BASE, type Example, loadExamples, withApiBase } from './examples.ts';
-export { inProcessConformanceAdapter } from './inprocess-adapter.ts';
+export {
+  inProcessUnderTest,
+  type RunServiceAdapterOptions,
+  runServiceConformanceAdapter,
+} from './run-service-adapter.ts';
 
 export interface ConformanceOptions {
   /** Per case, from start to the last check. Default 20 s. */

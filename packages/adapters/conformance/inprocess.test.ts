@@ -1,21 +1,24 @@
 /**
- * The in-process runner passes the conformance suite on both of its stores: a SQLite file in a
- * temp dir and a throwaway PostgreSQL database (created with a random name, dropped after).
+ * The in-process runner passes the conformance suite through RunService on both of its stores:
+ * a SQLite file in a temp dir and a throwaway PostgreSQL database (created with a random name,
+ * dropped after).
  */
 import { describe } from 'vitest';
 import { postgresBackend, sqliteBackend, type TestBackend } from '../src/store/test-support.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { defineConformanceSuite } from './index.ts';
-import { inProcessConformanceAdapter } from './inprocess-adapter.ts';
+import { inProcessUnderTest, runServiceConformanceAdapter } from './run-service-adapter.ts';
 
 function inProcessAdapter(backend: TestBackend): () => Promise<ConformanceAdapter> {
   return async () => {
     await backend.setup();
-    return inProcessConformanceAdapter({
+    const store = await backend.open();
+    return runServiceConformanceAdapter({
       name: `inprocess (${backend.name})`,
-      store: await backend.open(),
+      store,
+      backend: inProcessUnderTest(store),
       cleanup: () => backend.teardown(),
-    });
+    })();
   };
 }
 

@@ -1,72 +1,103 @@
 /**
- * The in-process runner as a conformance adapter over a given store. Start is asynchronous,
- * like a remote backend's: the run executes in the background until it ends or parks at an
- * approval. A decision is sent as soon as `approval.requested` is visible, as a browser would,
- * and resumes the run by replay; the end is read from the store, since a run may finish in an
- * execution this adapter did not start (a deadline's wake-up).
+ * Every backend runs the conformance suite through the product's own path: `RunService` over
+ * the backend's `RunBackend`, exactly as the API's routers and the CLI drive it. The service
+ * validates and records each run and hands it over; decisions go through `service.decide`
+ * (recorded first, one wins, then delivered); the end is read from the store, woken by its
+ * event feed.
  */
 import { isFinalStatus } from '@weft/engine';
+import type { BackendName, RunBackend } from '../src/backends/run-backend.ts';
 import { createExecutorRegistry } from '../src/executors/index.ts';
-import { InProcessRunner, memoryFlowSource, type RunnerOptions, type RunOutcome } from '../src/inprocess/index.ts';
+import { inProcessBackend } from '../src/inprocess/backend.ts';
+import { InProcessRunner, type RunnerOptions } from '../src/inprocess/index.ts';
+import { RunService } from '../src/service/run-service.ts';
+import { RunFollower } from '../src/store/follow-run.ts';
 import type { RunStore } from '../src/store/types.ts';
 import type { ConformanceAdapter } from './adapter.ts';
+import { mutableFlowSource } from './mutable-flows.ts';
 
 const END_TIMEOUT_MS = 15_000;
 
-export function inProcessConformanceAdapter(options: {
+export interface RunServiceAdapterOptions {
   name: string;
   store: RunStore;
-  /** Runner options beyond store, executors and flows (e.g. what interprets a flow). */
-  runner?: Partial<Pick<RunnerOptions, 'interpret'>>;
-  /** Frees what the caller opened for the store, after the store is closed. */
+  /** The backend under test, built over the store and the flow source the suite fills per case. */
+  backend: (flows: ReturnType<typeof mutableFlowSource>) => Promise<RunBackend> | RunBackend;
+  /** Frees what the caller opened, after the service and the store are closed. */
   cleanup?: () => Promise<void> | void;
-}): ConformanceAdapter {
-  const { store } = options;
-  const runners: InProcessRunner[] = [];
-  const executions = new Map<string, { runner: InProcessRunner; execution: Promise<RunOutcome> }>();
-  const tracked = (runId: string) => {
-    const entry = executions.get(runId);
-    if (!entry) throw new Error(`this adapter did not start run ${runId}`);
-    return entry;
+}
+
+export function runServiceConformanceAdapter(options: RunServiceAdapterOptions): () => Promise<ConformanceAdapter> {
+  return async () => {
+    const { store } = options;
+    const flows = mutableFlowSource();
+    const backend = await options.backend(flows);
+    const service = new RunService({ store, backends: [backend], flows });
+    const name: BackendName = backend.name;
+    return {
+      name: options.name,
+      async start({ flow, flows: corpus, input, fixtures }) {
+        flows.set(corpus);
+        return service.start({ flow, input, fixtures, backend: name });
+      },
+      async decide(runId, stepId, decision) {
+        await service.decide(runId, stepId, {
+          approved: decision.approved,
+          by: decision.by ?? null,
+          comment: decision.comment ?? null,
+        });
+      },
+      async waitForEnd(runId) {
+        const deadline = Date.now() + END_TIMEOUT_MS;
+        const follower = new RunFollower(store, [[runId, 0]]);
+        try {
+          for (;;) {
+            const run = await store.getRun(runId);
+            if (!run) throw new Error(`unknown run ${runId}`);
+            if (isFinalStatus(run.status)) return { status: run.status, output: run.output, error: run.error };
+            if (Date.now() > deadline) throw new Error(await stuck(store, runId));
+            // Woken by the run's next commit; the row's final status follows its end event closely.
+            await follower.next({ timeoutMs: 50 });
+          }
+        } finally {
+          follower.close();
+        }
+      },
+      events: (runId) => store.readEvents(runId),
+      async close() {
+        await service.close();
+        await store.close();
+        await options.cleanup?.();
+      },
+    };
   };
-  return {
-    name: options.name,
-    async start({ flow, flows, input, fixtures }) {
-      const runner = new InProcessRunner({
+}
+
+/** The in-process runner as the backend; `runner` adds options (e.g. what interprets a flow). */
+export function inProcessUnderTest(
+  store: RunStore,
+  runner: Partial<Pick<RunnerOptions, 'interpret'>> = {},
+): RunServiceAdapterOptions['backend'] {
+  return (flows) =>
+    inProcessBackend(
+      new InProcessRunner({
         store,
         executors: createExecutorRegistry({ http: { allowPrivateNetwork: true } }),
-        flows: memoryFlowSource(flows),
-        ...options.runner,
-      });
-      runners.push(runner);
-      const runId = await runner.create(flow, input, { fixtures });
-      const execution = runner.execute(runId);
-      execution.catch(() => {}); // observed by waitForEnd / decide
-      executions.set(runId, { runner, execution });
-      return { runId };
-    },
-    async decide(runId, stepId, decision) {
-      const entry = tracked(runId);
-      const previous = entry.execution;
-      const resumed = entry.runner.approve(runId, stepId, decision).then(({ outcome }) => outcome);
-      entry.execution = Promise.allSettled([previous, resumed]).then(() => resumed);
-      entry.execution.catch(() => {});
-    },
-    async waitForEnd(runId) {
-      await tracked(runId).execution.catch(() => {});
-      for (const started = Date.now(); Date.now() - started < END_TIMEOUT_MS; ) {
-        const run = await store.getRun(runId);
-        if (run && isFinalStatus(run.status)) return { status: run.status, output: run.output, error: run.error };
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`run ${runId} did not end within ${END_TIMEOUT_MS / 1000} s`);
-    },
-    events: (runId) => store.readEvents(runId),
-    async close() {
-      await Promise.allSettled([...executions.values()].map((entry) => entry.execution));
-      for (const runner of runners) await runner.close();
-      await store.close();
-      await options.cleanup?.();
-    },
-  };
+        flows,
+        ...runner,
+      }),
+    );
+}
+
+async function stuck(store: RunStore, runId: string): Promise<string> {
+  const lines: string[] = [];
+  const root = await store.getRun(runId);
+  for (const run of [root, ...(await store.listRuns({ parentRunId: runId }))]) {
+    if (!run) continue;
+    lines.push(
+      `${run.id} ${run.status}`,
+      ...(await store.readEvents(run.id)).slice(-3).map((event) => JSON.stringify(event).slice(0, 300)),
+    );
+  }
+  return `run ${runId} did not end within ${END_TIMEOUT_MS / 1000} s; last events:\n${lines.join('\n')}`;
 }

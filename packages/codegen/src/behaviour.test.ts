@@ -12,7 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceAdapter } from '@weft/adapters/conformance';
-import { defineConformanceSuite, inProcessConformanceAdapter, loadExamples } from '@weft/adapters/conformance';
+import {
+  defineConformanceSuite,
+  inProcessUnderTest,
+  loadExamples,
+  runServiceConformanceAdapter,
+} from '@weft/adapters/conformance';
 import { openSqliteStore } from '@weft/adapters/store';
 import { type CodeFirstFlow, isCodeFirstFlow, runCodeFirst } from '@weft/engine';
 import { afterAll, describe } from 'vitest';
@@ -40,19 +45,20 @@ function codeFirstAdapter(): () => Promise<ConformanceAdapter> {
   return async () => {
     const codeFlows = await exportedFlows();
     const dir = join(tmpdir(), `weft-codegen-${process.pid}`);
-    return inProcessConformanceAdapter({
+    const store = await openSqliteStore(join(dir, 'weft.db'));
+    return runServiceConformanceAdapter({
       name: 'weft export on inprocess',
-      store: await openSqliteStore(join(dir, 'weft.db')),
-      runner: {
+      store,
+      backend: inProcessUnderTest(store, {
         // The run (and every child run it spawns) executes the exported TypeScript, not the IR.
         interpret: (irFlow, runInput, host, options) => {
           const code = codeFlows.get(irFlow.id);
           if (!code) throw new Error(`no exported module for ${irFlow.id}`);
           return runCodeFirst(code, runInput, host, options);
         },
-      },
+      }),
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
-    });
+    })();
   };
 }
 

@@ -1,20 +1,16 @@
 /**
  * Opens what a command needs from the environment: the run store (`DATABASE_URL` for
  * PostgreSQL, else a SQLite file under `WEFT_DATA`, default `data/`), and for commands that
- * execute runs, an in-process runner with the executor registry (model keys from the env),
- * the folder `spawn` reads flows from, and the approval decider.
+ * start or steer runs, the runtime (the run service over the in-process runner and the
+ * external engines), with the folder `spawn` reads flows from and the approval decider.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { createExecutorRegistry } from '@weft/adapters/executors';
-import {
-  type ApprovalDecider,
-  directoryFlowSource,
-  type FlowSource,
-  InProcessRunner,
-  memoryFlowSource,
-} from '@weft/adapters/inprocess';
+import type { ExternalBackendName } from '@weft/adapters/backends';
+import { type ApprovalDecider, directoryFlowSource, type FlowSource, memoryFlowSource } from '@weft/adapters/inprocess';
 import { openStore, type RunStore } from '@weft/adapters/store';
+import { openRuntime, type Runtime } from '../runtime.ts';
+import { openCliExternal } from './external.ts';
 import { CliError, redact } from './output.ts';
 
 export interface CliEnv {
@@ -48,35 +44,49 @@ export async function openStoreFromEnv(env: CliEnv = readEnv()): Promise<RunStor
   }
 }
 
-export interface RunnerContext {
-  env: CliEnv;
-  store: RunStore;
-  runner: InProcessRunner;
-  close(): Promise<void>;
+export interface CliRuntime extends Runtime {
+  cliEnv: CliEnv;
+  /** Why a run's execution here found it held by another live process, if it did. */
+  busy(runId: string): string | undefined;
 }
 
-export async function openRunner(
-  options: { flowsDir?: string | undefined; decide?: ApprovalDecider; env?: CliEnv; store?: RunStore } = {},
-): Promise<RunnerContext> {
+/**
+ * The composition root for a command (../runtime.ts): the store, the run service over the
+ * in-process runner and the external engines `external` names (opened the CLI's way, see
+ * external.ts). With `flowsDir`, this process can execute runs while the command lasts.
+ */
+export async function openCliRuntime(
+  options: {
+    flowsDir?: string | undefined;
+    decide?: ApprovalDecider;
+    env?: CliEnv;
+    store?: RunStore;
+    external?: readonly ExternalBackendName[];
+  } = {},
+): Promise<CliRuntime> {
   const env = options.env ?? readEnv();
-  const flows = options.flowsDir ? await flowSource(options.flowsDir) : memoryFlowSource([]);
+  const flowsDir = options.flowsDir;
   const store = options.store ?? (await openStoreFromEnv(env));
-  const runner = new InProcessRunner({
-    store,
-    executors: createExecutorRegistry(),
-    flows,
-    ...(options.decide ? { decide: options.decide } : {}),
-    ...(env.maxInputBytes !== undefined ? { maxInputBytes: env.maxInputBytes } : {}),
-  });
-  return {
-    env,
-    store,
-    runner,
-    async close() {
-      await runner.close().catch(() => undefined);
-      await store.close().catch(() => undefined);
-    },
-  };
+  const busy = new Map<string, string>();
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime({
+      store,
+      flows: async () => (flowsDir ? flowSource(flowsDir) : memoryFlowSource([])),
+      ...(options.decide ? { decide: options.decide } : {}),
+      ...(env.maxInputBytes !== undefined ? { maxInputBytes: env.maxInputBytes } : {}),
+      external: options.external ?? [],
+      openExternal: openCliExternal(flowsDir !== undefined),
+      onExecuted: (runId, result) => {
+        if ('busy' in result) busy.set(runId, result.busy);
+        else if ('error' in result) busy.delete(runId);
+      },
+    });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+  return { ...runtime, cliEnv: env, busy: (runId) => busy.get(runId) };
 }
 
 export async function flowSource(dir: string): Promise<FlowSource> {

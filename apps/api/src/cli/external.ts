@@ -11,25 +11,15 @@
  *   WEFT_INNGEST_SERVE=external.
  * A command that only steers a run (`runs cancel`) passes no flows and gets neither.
  */
-import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
-import { createExecutorRegistry } from '@weft/adapters/executors';
+import type { ExternalBackendName, RunBackend } from '@weft/adapters/backends';
+import { hostToolSpecs } from '@weft/adapters/executors';
 import { INNGEST_SERVE_PATH, type InngestBackend, openInngestBackend } from '@weft/adapters/inngest';
-import type { FlowSource } from '@weft/adapters/inprocess';
-import type { RunStore } from '@weft/adapters/store';
 import { openTemporalBackend } from '@weft/adapters/temporal';
-import { BACKEND_SETTING, type BackendSettings, backendSettings } from '../backends.ts';
+import { BACKEND_SETTING } from '../backends.ts';
+import type { ExternalDeps, OpenExternal } from '../runtime.ts';
 import { messageOf, readEnv } from './context.ts';
 import { serveInngestFunction } from './inngest-serve.ts';
 import { CliError, stderr } from './output.ts';
-
-/** An external backend a CLI command opened (the Inngest one re-sends missed decisions by itself). */
-export type CliBackend = ExternalBackend;
-
-export interface CliBackendOptions {
-  store: RunStore;
-  /** Execute runs in this process while the command lasts, reading `spawn` targets here. */
-  flows?: FlowSource;
-}
 
 /** How a backend is named in messages. */
 export const BACKEND_LABEL: Record<ExternalBackendName, string> = { temporal: 'Temporal', inngest: 'Inngest' };
@@ -43,19 +33,22 @@ export function notConfigured(name: ExternalBackendName): string {
   return `${name} is not configured: set ${BACKEND_SETTING[name]} (start a local server with: weft backend up ${name})`;
 }
 
-export async function openCliBackend(name: ExternalBackendName, options: CliBackendOptions): Promise<CliBackend> {
-  const settings = backendSettings(process.env);
-  if (!settings[name]) throw new CliError(notConfigured(name));
-  return OPEN[name](settings, options);
+/**
+ * How a command opens an external engine for the runtime (../runtime.ts): with `execute`, this
+ * process also executes runs while the command lasts (a Temporal worker, the Inngest function
+ * served on loopback); without, it only steers them.
+ */
+export function openCliExternal(execute: boolean): OpenExternal {
+  return async (name, deps) => {
+    if (!deps.settings[name]) throw new CliError(notConfigured(name));
+    return OPEN[name](deps, execute);
+  };
 }
 
-const OPEN: Record<
-  ExternalBackendName,
-  (settings: BackendSettings, options: CliBackendOptions) => Promise<CliBackend>
-> = {
-  async temporal(settings, { store, flows }) {
+const OPEN: Record<ExternalBackendName, (deps: ExternalDeps, execute: boolean) => Promise<RunBackend>> = {
+  async temporal({ settings, store, flows, tools, executors }, execute) {
     const config = settings.temporal!;
-    const worker = flows && process.env.WEFT_TEMPORAL_WORKER !== 'external';
+    const worker = execute && process.env.WEFT_TEMPORAL_WORKER !== 'external';
     if (worker)
       stderr.write(
         stderr.style('dim', `  starting a Temporal worker in this process (${config.address}) for this command\n`),
@@ -64,16 +57,17 @@ const OPEN: Record<
       return await openTemporalBackend({
         ...config,
         store,
-        ...(worker ? { worker: { executors: createExecutorRegistry(), flows } } : {}),
+        hostTools: hostToolSpecs(tools),
+        ...(worker ? { worker: { executors: executors(), flows } } : {}),
       });
     } catch (error) {
       throw new CliError(`cannot reach Temporal at ${config.address}: ${messageOf(error)}`);
     }
   },
 
-  async inngest(settings, { store, flows }) {
+  async inngest({ settings, store, flows, tools, executors }, execute) {
     const config = settings.inngest!;
-    if (!flows || process.env.WEFT_INNGEST_SERVE === 'external') return openInngestBackend({ ...config, store });
+    if (!execute || process.env.WEFT_INNGEST_SERVE === 'external') return openInngestBackend({ ...config, store });
     let backend: InngestBackend | undefined;
     let synced: Promise<void> | undefined;
     const serving = await serveInngestFunction({
@@ -89,7 +83,7 @@ const OPEN: Record<
     backend = openInngestBackend({
       ...config,
       store,
-      serve: { store, executors: createExecutorRegistry(), flows, origin: serving.origin },
+      serve: { store, executors: executors(), flows, tools, origin: serving.origin },
     });
     if (serving.listening()) {
       try {

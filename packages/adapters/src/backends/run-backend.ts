@@ -1,49 +1,70 @@
 /**
- * A durable engine outside this process that runs Weft flows (Temporal, Inngest). The API and
- * the CLI steer every such engine through this one interface; the in-process runner is not
- * one of them (it runs here and owns its store writes).
+ * The one interface every engine that executes Weft runs implements: the embedded in-process
+ * runner, Temporal and Inngest alike. `RunService` (../service/) is its only caller in the
+ * product: it validates and records the run row first, then hands the run over here.
  *
- * The run row is Weft's: `start` records it (backend = name) unless the runner's create has
- * already, and starts the engine's run under the run id with the pinned flow snapshot
- * (Temporal receives it as the workflow's argument; the Inngest function reads it from the
- * row). The engine's side writes events, approvals and the final status into the same store
- * (see store/report-events.ts); only an Inngest cancel is recorded by the backend (`cancel`).
+ * | method  | in-process                          | Temporal                          | Inngest                               |
+ * |---------|-------------------------------------|-----------------------------------|---------------------------------------|
+ * | start   | journal the seed, execute in the background | start the workflow (run id = workflow id) | send the run event (event id = run id) |
+ * | decide  | resume by replay                    | signal the workflow               | send the decision event (re-sent until taken) |
+ * | cancel  | abort here or mark in the store     | cancel the workflow (its cleanup records it) | send the cancel event and record it |
+ * | resume  | execute again from the journal      | nothing: Temporal resumes by itself | send undelivered decisions again    |
+ *
+ * The engine's side writes events, approvals and the final status into the same store
+ * (in-process through its group committer, Temporal and Inngest through store/report-events.ts).
  */
-import type { Fixtures, Flow, Json, ToolSpec } from '@weft/engine';
+import type { Fixtures, Flow, Json } from '@weft/engine';
+import type { JournalEntry } from '../store/types.ts';
 
-export type ExternalBackendName = 'temporal' | 'inngest';
+export const BACKEND_NAMES = ['inprocess', 'temporal', 'inngest'] as const;
+export type BackendName = (typeof BACKEND_NAMES)[number];
+/** The engines outside this process, configured by settings (TEMPORAL_ADDRESS, INNGEST_*). */
+export type ExternalBackendName = Exclude<BackendName, 'inprocess'>;
 
-export interface ExternalRunStart {
+export function isBackendName(name: string): name is BackendName {
+  return (BACKEND_NAMES as readonly string[]).includes(name);
+}
+
+/** A recorded run, handed to its backend. */
+export interface RunHandOver {
   runId: string;
+  /** The pinned snapshot the run row holds. */
   flow: Flow;
   input: Json;
   fixtures?: Fixtures;
-  hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
+  /**
+   * Results to answer checkpointed calls with instead of executing them (a replay or a fork
+   * from a past run's journal): a call whose id is here is neither executed nor paid for.
+   * Already written to the run's journal in the store when `start` is called.
+   */
+  seed?: readonly JournalEntry[];
 }
 
-export interface ExternalDecision {
+/** A decision already recorded in the store, for the waiting run. */
+export interface RunDecision {
   stepId: string;
   approved: boolean;
   by: string | null;
   comment: string | null;
 }
 
-export interface ExternalBackend {
-  readonly name: ExternalBackendName;
+export interface RunBackend {
+  readonly name: BackendName;
   /**
-   * Records the run in the store (when it is not there yet) and starts it on the engine. Call
-   * it once per run: Inngest drops a second start of a run id, but Temporal refuses one while
-   * the workflow is open and would run a closed one again.
+   * Starts executing a recorded run. Call it once per run: Inngest drops a second start of a
+   * run id, but Temporal refuses one while the workflow is open and would run a closed one
+   * again. Resolves once the engine has accepted the run, not when it ends.
    */
-  start(run: ExternalRunStart): Promise<void>;
+  start(run: RunHandOver): Promise<void>;
   /** Delivers a decision already recorded in the store to the waiting run. */
-  decide(runId: string, decision: ExternalDecision): Promise<void>;
+  decide(runId: string, decision: RunDecision): Promise<void>;
   /**
-   * Cancels the run on the engine, and `run.cancelled` with the cancelled status is recorded:
-   * on Temporal by the workflow's own cleanup; on Inngest by this call, for the run and each
-   * unfinished child run (Inngest stops a cancelled function without running any of its code).
+   * Cancels the run and its unfinished child runs; `run.cancelled` with the cancelled status
+   * is recorded (on Temporal by the workflow's own cleanup, once a worker runs it).
    */
   cancel(runId: string): Promise<void>;
+  /** Continues a run that has not ended: after a crash, a restart or a missed wake-up. */
+  resume(runId: string): Promise<void>;
   /** Where the engine's own UI shows this run, when one is configured. */
   link(runId: string): string | undefined;
   close(): Promise<void>;

@@ -13,8 +13,8 @@ import {
 } from '@weft/engine';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { RunStore } from '../store/types.ts';
-import type { ExternalBackendName } from './external.ts';
 import { FlowNotFoundError, type FlowSource } from './flow-source.ts';
+import type { ExternalBackendName } from './run-backend.ts';
 
 export interface ChildRequest {
   parentRunId: string;
@@ -72,4 +72,10 @@ export async function finishExternalRun(
     output: end.status === 'completed' ? end.output : null,
     error: end.status === 'completed' ? null : end.error,
   });
+}
+
+/** Records a run as cancelled: its last event and its row (the engine stops it separately). */
+export async function recordCancelled(store: RunStore, runId: string): Promise<void> {
+  await store.commit([{ runId, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
+  await store.updateRun(runId, { status: 'cancelled', error: { name: 'Cancelled', message: 'the run was cancelled' } });
 }

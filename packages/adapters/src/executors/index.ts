@@ -25,6 +25,7 @@ export {
   type SandboxLimits,
   SandboxQueueFullError,
 } from './sandbox.ts';
+export { hostToolSpecs } from './tool.ts';
 export type { ExecutorContext, ExecutorOptions, ExecutorRegistry, HostTool } from './types.ts';
 
 type Executor<K extends StepCallKind> = (

@@ -1,6 +1,6 @@
 /** The `tool` call: a TypeScript tool the host application registered by name. */
-import { type Json, NonRetryableError, type ToolCallInput, toJson } from '@weft/engine';
-import type { ExecutorContext, ExecutorDeps } from './types.ts';
+import { type Json, NonRetryableError, type ToolCallInput, type ToolSpec, toJson } from '@weft/engine';
+import type { ExecutorContext, ExecutorDeps, HostTool } from './types.ts';
 
 export async function executeTool(input: ToolCallInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
   const name = input.tool;
@@ -20,4 +20,15 @@ export async function executeTool(input: ToolCallInput, ctx: ExecutorContext, de
       cause: error,
     });
   }
+}
+
+/**
+ * What the interpreter is told of host tools (an agent offers them to its model): their
+ * descriptions and parameters, never their code, which runs only where the executors do.
+ */
+export function hostToolSpecs(tools: Readonly<Record<string, HostTool>>): Record<string, Omit<ToolSpec, 'name'>> {
+  const specs: Record<string, Omit<ToolSpec, 'name'>> = Object.create(null);
+  for (const [name, tool] of Object.entries(tools))
+    specs[name] = { description: tool.description, parameters: tool.parameters };
+  return specs;
 }

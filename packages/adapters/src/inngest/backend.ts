@@ -1,5 +1,5 @@
 /**
- * Inngest as an ExternalBackend: an Inngest client (the dev server on INNGEST_BASE_URL with
+ * Inngest as a RunBackend: an Inngest client (the dev server on INNGEST_BASE_URL with
  * INNGEST_DEV, or Inngest Cloud / a self-hosted server with event and signing keys), the
  * generic function, and the Node request handler that serves it at /api/inngest.
  *
@@ -15,8 +15,9 @@ import type { RequestListener } from 'node:http';
 import { isFinalStatus } from '@weft/engine';
 import { Inngest, type InngestFunction } from 'inngest';
 import { serve } from 'inngest/node';
-import type { ExternalBackend } from '../backends/external.ts';
-import type { RunStore } from '../store/types.ts';
+import type { RunBackend } from '../backends/run-backend.ts';
+import { recordCancelled } from '../backends/run-rows.ts';
+import type { RunRecord, RunStore } from '../store/types.ts';
 import { createWeftFunction, type WeftFunctionDeps } from './function.ts';
 import {
   CANCEL_EVENT,
@@ -46,15 +47,15 @@ export interface InngestBackendOptions {
   redeliverEveryMs?: number;
 }
 
-export interface InngestBackend extends ExternalBackend {
+export interface InngestBackend extends RunBackend {
   readonly name: 'inngest';
   readonly client: Inngest;
   /** The request handler for INNGEST_SERVE_PATH; present when the backend serves the function. */
   readonly handler: RequestListener | undefined;
   /** Tells the Inngest server where this process serves the function (an app sync). */
   register(origin: string): Promise<void>;
-  /** Sends again each decision recorded in the store that its run has not taken yet. */
-  redeliverDecisions(): Promise<void>;
+  /** Sends again each decision recorded in the store that its run (or any open run) has not taken yet. */
+  redeliverDecisions(runId?: string): Promise<void>;
 }
 
 export function openInngestBackend(options: InngestBackendOptions): InngestBackend {
@@ -89,17 +90,7 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
     client,
     handler,
     async start(run) {
-      if (!(await store.getRun(run.runId)))
-        await store.createRun({
-          id: run.runId,
-          flowId: run.flow.id,
-          flowVersion: run.flow.version ?? 1,
-          flow: run.flow as never,
-          input: run.input,
-          backend: 'inngest',
-          status: 'running',
-          ...(run.fixtures ? { fixtures: run.fixtures as never } : {}),
-        });
+      // The function reads the pinned flow, input, fixtures and seed (the journal) from the store.
       const data: RunEventData = { runId: run.runId, flowId: run.flow.id, flowVersion: run.flow.version ?? 1 };
       // The event id is the run id: Inngest drops a second start of the same run.
       await client.send({ id: run.runId, name: RUN_EVENT, data });
@@ -108,9 +99,12 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
       const data: DecisionEventData = { runId, ...decision, at: new Date().toISOString() };
       await sendDecision(data);
     },
-    async redeliverDecisions() {
+    async redeliverDecisions(runId) {
       const now = Date.now();
-      for (const run of await store.listRuns({ backend: 'inngest', status: ['running', 'waiting'], limit: 1000 })) {
+      const open = runId
+        ? [await store.getRun(runId)].filter((run) => run !== undefined && !isFinalStatus(run.status))
+        : await store.listRuns({ backend: 'inngest', status: ['running', 'waiting'], limit: 1000 });
+      for (const run of open as RunRecord[]) {
         const decided = (await store.listApprovals({ runId: run.id })).filter(
           (approval) =>
             (approval.status === 'approved' || approval.status === 'rejected') &&
@@ -141,13 +135,11 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
         if (!run || isFinalStatus(run.status)) continue;
         await client.send({ name: CANCEL_EVENT, data: { runId: id } });
         // Inngest stops the function between steps and runs none of its code: record the end here.
-        await store.commit([{ runId: id, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
-        await store.updateRun(id, {
-          status: 'cancelled',
-          error: { name: 'Cancelled', message: 'the run was cancelled' },
-        });
+        await recordCancelled(store, id);
       }
     },
+    // Inngest resumes its runs by itself; what it can miss is a decision sent before the wait.
+    resume: (runId) => backend.redeliverDecisions(runId),
     link: () => undefined,
     async register(origin) {
       if (!handler) throw new Error('this Inngest backend does not serve the function');

@@ -10,7 +10,8 @@ import { type Inngest, type InngestFunction, NonRetriableError } from 'inngest';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
-import type { RunRecord, RunStore } from '../store/types.ts';
+import { hostToolSpecs } from '../executors/tool.ts';
+import type { JournalEntry, RunRecord, RunStore } from '../store/types.ts';
 import { type ChildResult, inngestHost } from './host.ts';
 import { RunReporter } from './reporter.ts';
 import { CANCEL_EVENT, FUNCTION_ID, RUN_EVENT, type RunEventData } from './types.ts';
@@ -26,17 +27,24 @@ export interface WeftFunctionDeps {
   tools?: Record<string, HostTool>;
 }
 
-/** A run's row never changes while it runs: each invocation of a step needs it, so keep a few. */
-const runs = new Map<string, RunRecord>();
-async function loadRun(store: RunStore, runId: string): Promise<RunRecord | undefined> {
+/**
+ * A run's row and its seed (the journal RunService wrote before the start; Inngest's own
+ * memo is its journal after that) never change while it runs: each invocation of a step
+ * needs them, so keep a few.
+ */
+const runs = new Map<string, { run: RunRecord; seed: ReadonlyMap<string, JournalEntry> }>();
+async function loadRun(
+  store: RunStore,
+  runId: string,
+): Promise<{ run: RunRecord; seed: ReadonlyMap<string, JournalEntry> } | undefined> {
   const cached = runs.get(runId);
   if (cached) return cached;
   const run = await store.getRun(runId);
-  if (run) {
-    if (runs.size >= 500) runs.delete(runs.keys().next().value as string);
-    runs.set(runId, run);
-  }
-  return run;
+  if (!run) return undefined;
+  const loaded = { run, seed: new Map((await store.loadJournal(runId)).map((entry) => [entry.stepId, entry])) };
+  if (runs.size >= 500) runs.delete(runs.keys().next().value as string);
+  runs.set(runId, loaded);
+  return loaded;
 }
 
 /** Claims already made in this process, so a replay does not ask the store again. */
@@ -54,12 +62,7 @@ async function claimForInngestRun(store: RunStore, runId: string, inngestRunId: 
 }
 
 export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
-  const hostTools = Object.fromEntries(
-    Object.entries(deps.tools ?? {}).map(([name, tool]) => [
-      name,
-      { description: tool.description, parameters: tool.parameters },
-    ]),
-  );
+  const hostTools = hostToolSpecs(deps.tools ?? {});
   const weftFlow: InngestFunction.Any = inngest.createFunction(
     {
       id: FUNCTION_ID,
@@ -70,11 +73,12 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
     },
     async ({ event, step, attempt, runId: inngestRunId }): Promise<Json | ChildResult | null> => {
       const data = event.data as RunEventData;
-      const run = await loadRun(deps.store, data.runId);
-      if (!run) throw new NonRetriableError(`run '${data.runId}' is not in this server's Weft store`);
+      const loaded = await loadRun(deps.store, data.runId);
+      if (!loaded) throw new NonRetriableError(`run '${data.runId}' is not in this server's Weft store`);
       // Several apps can serve this function for one store (an API and a CLI synced at different
       // URLs): each starts its own Inngest run for the same event. The first claims the Weft
       // run for good; any other ends at once without touching it.
+      const { run, seed } = loaded;
       if (!(await claimForInngestRun(deps.store, run.id, inngestRunId))) return null;
       const flow = run.flow as unknown as Flow;
       const reporter = new RunReporter(deps.store, run.id);
@@ -86,6 +90,7 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
         executors: deps.executors,
         flows: deps.flows,
         run: { id: run.id, fixtures: (run.fixtures as Fixtures | null) ?? null, depth: data.depth ?? 0 },
+        seed,
         self: () => weftFlow,
       });
       host.emit({

@@ -25,7 +25,7 @@ import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import { reportRunEvents } from '../store/report-events.ts';
-import type { RunStore } from '../store/types.ts';
+import type { JournalEntry, RunStore } from '../store/types.ts';
 import type { RunReporter } from './reporter.ts';
 import { type CallFailed, DECISION_EVENT, type DecisionEventData, type RunEventData } from './types.ts';
 
@@ -48,6 +48,8 @@ export interface InngestHostContext {
   executors: ExecutorRegistry;
   flows: FlowSource;
   run: { id: string; fixtures: Fixtures | null; depth: number };
+  /** Recorded results answering calls without a step (RunHandOver.seed). */
+  seed: ReadonlyMap<string, JournalEntry>;
   /** The generic function, for step.invoke of a child run. */
   self: () => InngestFunction.Any;
 }
@@ -59,6 +61,12 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     emit: (event) => reporter.emit(event),
 
     async run(id, call, policy) {
+      const seeded = ctx.seed.get(id);
+      if (seeded) {
+        // Answered from the seed: no step, nothing executed or paid for again.
+        if (seeded.status === 'completed') return seeded.output as Json;
+        throw rehydrate(seeded.error ?? { name: 'Error', message: `step '${id}' failed` });
+      }
       const result = (await step.run(id, async () => {
         await reporter.flush();
         const attempt = ctx.attempt + 1;

@@ -4,6 +4,7 @@ import type { HostTool } from '../executors/index.ts';
 import type { RunStore } from '../store/types.ts';
 import type { InProcessRunner } from './runner.ts';
 import {
+  approve,
   bothBackends,
   createRunner,
   deferred,
@@ -54,7 +55,11 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
       status: 'pending',
       prompt: 'Send "a reply"?',
     });
-    const { accepted, outcome } = await r.approve(parked.runId, 'review', { approved: true, by: 'ana', comment: 'ok' });
+    const { accepted, outcome } = await approve(r, parked.runId, 'review', {
+      approved: true,
+      by: 'ana',
+      comment: 'ok',
+    });
     expect(accepted).toBe(true);
     expect(outcome).toMatchObject({
       status: 'completed',
@@ -65,7 +70,7 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
   it('takes the other branch when rejected', async () => {
     const r = runner();
     const parked = await r.start(gated, {});
-    const { outcome } = await r.approve(parked.runId, 'review', { approved: false, by: 'bo' });
+    const { outcome } = await approve(r, parked.runId, 'review', { approved: false, by: 'bo' });
     expect(outcome).toMatchObject({ status: 'completed', output: { route: 'dropped', review: { approved: false } } });
   });
 
@@ -74,8 +79,8 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
     const b = runner({}, await backend.open()); // its own connection: another process
     const parked = await a.start(gated, {});
     const [first, second] = await Promise.all([
-      a.approve(parked.runId, 'review', { approved: true, by: 'a' }),
-      b.approve(parked.runId, 'review', { approved: false, by: 'b' }),
+      approve(a, parked.runId, 'review', { approved: true, by: 'a' }),
+      approve(b, parked.runId, 'review', { approved: false, by: 'b' }),
     ]);
     expect([first.accepted, second.accepted].filter(Boolean)).toHaveLength(1);
     const winner = first.accepted ? 'a' : 'b';
@@ -99,8 +104,8 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
     ]);
     const parked = await r.start(flow, {});
     const results = await Promise.all([
-      r.approve(parked.runId, 'review', { approved: true }),
-      r.approve(parked.runId, 'review', { approved: true }),
+      approve(r, parked.runId, 'review', { approved: true }),
+      approve(r, parked.runId, 'review', { approved: true }),
     ]);
     expect(results.filter((result) => result.accepted)).toHaveLength(1);
     expect(results.find((result) => result.accepted)?.outcome.status).toBe('completed');
@@ -132,7 +137,7 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
     const running = r.start(flow, {}, { runId: id });
     await waitFor('the approval request', () => store.getApproval(id, 'both.ask/gate'));
     // The run is still executing the other branch: the decision is recorded, the run not re-entered.
-    const { accepted, outcome } = await r.approve(id, 'both.ask/gate', { approved: true, by: 'early' });
+    const { accepted, outcome } = await approve(r, id, 'both.ask/gate', { approved: true, by: 'early' });
     expect(accepted).toBe(true);
     expect(outcome.status).toBe('running');
     release.resolve();
@@ -219,7 +224,7 @@ describe.each(bothBackends())('%s: approvals and child runs', (_, backend) => {
     expect(parked).toMatchObject({ status: 'waiting', waitingFor: [{ stepId: 'kid', reason: 'child run' }] });
     const [kid] = await store.listRuns({ parentRunId: parked.runId });
     expect(kid?.status).toBe('waiting');
-    const { accepted, outcome } = await r.approve(kid?.id ?? '', 'ok', { approved: true });
+    const { accepted, outcome } = await approve(r, kid?.id ?? '', 'ok', { approved: true });
     expect(accepted).toBe(true);
     expect(outcome).toMatchObject({ status: 'completed', output: true });
     expect(await store.getRun(parked.runId)).toMatchObject({ status: 'completed', output: true });

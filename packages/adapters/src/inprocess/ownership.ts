@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { RunRecord, RunStore } from '../store/types.ts';
+import { RunBusyError, UnknownRunError } from './errors.ts';
 
 export const LEASE_MS = 30_000;
 export const RENEW_EVERY_MS = 10_000;
@@ -26,4 +28,16 @@ export function ownerIsDeadHere(owner: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
+}
+
+/** Claims the run for `owner` (taking it over from a dead owner on this machine); the run as claimed. */
+export async function claimRun(store: RunStore, owner: string, runId: string): Promise<RunRecord> {
+  const run = await store.getRun(runId);
+  if (!run) throw new UnknownRunError(runId);
+  const now = Date.now();
+  const claim = { owner, leaseUntil: now + LEASE_MS, now };
+  const takeOverFrom = run.owner && ownerIsDeadHere(run.owner) ? run.owner : undefined;
+  const claimed = await store.claimRun(runId, takeOverFrom ? { ...claim, takeOverFrom } : claim);
+  if (!claimed) throw new RunBusyError(runId, run.owner);
+  return (await store.getRun(runId)) ?? run;
 }

@@ -6,13 +6,10 @@
  * decision or the child's end resumes it by replay. `close()` is not a cancel: the runs it
  * interrupts stay `running`, unowned, for the next process's `recover()`.
  */
-import { randomUUID } from 'node:crypto';
 import {
-  checkInput,
   type ErrorInfo,
   type Fixtures,
   type Flow,
-  FlowInvalidError,
   type FlowRef,
   flowSchema,
   formatFlowRef,
@@ -23,7 +20,6 @@ import {
   type RunEvent,
   type RunStatus,
   toErrorInfo,
-  validateFlow,
 } from '@weft/engine';
 import {
   childFixtures,
@@ -35,20 +31,16 @@ import {
   spawnOutcome,
 } from '../backends/children.ts';
 import { FlowNotFoundError, type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
+import { recordCancelled } from '../backends/run-rows.ts';
+import { hostToolSpecs } from '../executors/tool.ts';
+import { type RunRules, recordRun, validatedFlow } from '../service/record-run.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { DeadlineTimers } from './deadlines.ts';
-import { InputInvalidError, RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
+import { RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { InProcessHost, type SpawnOutcome } from './host.ts';
-import {
-  checkInputSize,
-  outcomeOf,
-  type ResumeOptions,
-  type RunnerOptions,
-  type RunOutcome,
-  type StartOptions,
-} from './options.ts';
-import { LEASE_MS, newOwnerId, ownerIsDeadHere, RENEW_EVERY_MS } from './ownership.ts';
+import { outcomeOf, type ResumeOptions, type RunnerOptions, type RunOutcome, type StartOptions } from './options.ts';
+import { claimRun, LEASE_MS, newOwnerId, RENEW_EVERY_MS } from './ownership.ts';
 import { canProceed, recoverableRuns } from './recovery.ts';
 
 type Listener = (event: RunEvent) => void;
@@ -62,6 +54,8 @@ export class InProcessRunner {
   readonly #listeners = new Set<Listener>();
   readonly #active = new Map<string, AbortController>();
   readonly #executions = new Set<Promise<unknown>>();
+  /** The execution of each run in flight here (a cancel waits for it to stop). */
+  readonly #running = new Map<string, Promise<RunOutcome>>();
   readonly #deadlines: DeadlineTimers;
   #closed = false;
 
@@ -89,35 +83,20 @@ export class InProcessRunner {
     return this.execute(runId, options);
   }
 
-  /** Records a new run without executing it. */
+  /** Records a new run without executing it (validated as RunService does: recordRun). */
   async create(
     doc: unknown,
     input: Json,
-    options: StartOptions & {
-      parentRunId?: string;
-      parentStepId?: string;
-      /**
-       * The engine that will execute the run (default: this runner). Another engine's run is
-       * validated and recorded here, with the same checks and errors, then handed to it.
-       */
-      backend?: string;
-    } = {},
+    options: StartOptions & { parentRunId?: string; parentStepId?: string } = {},
   ): Promise<string> {
-    const flow = await this.#validated(doc);
-    checkInputSize(input, this.#options.maxInputBytes);
-    const issues = checkInput(flow.input, input);
-    if (issues.length > 0) throw new InputInvalidError(issues);
-    const runId = options.runId ?? `run_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
-    await this.store.createRun({
-      id: runId,
-      flowId: flow.id,
-      flowVersion: flow.version ?? 1,
-      flow: flow as unknown as Json,
+    const { runId } = await recordRun(this.store, this.#rules(), {
+      flow: doc,
       input,
-      backend: options.backend ?? 'inprocess',
-      fixtures: (options.fixtures ?? null) as Json,
-      parentRunId: options.parentRunId ?? null,
-      parentStepId: options.parentStepId ?? null,
+      backend: 'inprocess',
+      fixtures: options.fixtures,
+      runId: options.runId,
+      parentRunId: options.parentRunId,
+      parentStepId: options.parentStepId,
     });
     return runId;
   }
@@ -134,19 +113,31 @@ export class InProcessRunner {
   async execute(runId: string, options: ResumeOptions = {}): Promise<RunOutcome> {
     if (this.#closed) throw new RunnerClosedError();
     // The store lets an owner claim its own run again; one runner must not execute it twice.
+    const replacement = options.flow === undefined ? undefined : await validatedFlow(options.flow, this.#rules());
     if (this.#active.has(runId)) throw new RunBusyError(runId, this.owner);
-    const replacement = options.flow === undefined ? undefined : await this.#validated(options.flow);
-    const execution = this.#execute(runId, options, replacement);
+    // Active from here, before the claim: a cancel made meanwhile aborts this execution instead
+    // of writing `cancelled` under it (which the execution would then overwrite).
+    const controller = new AbortController();
+    this.#active.set(runId, controller);
+    const execution = this.#execute(runId, options, replacement, controller);
     this.#executions.add(execution);
+    this.#running.set(runId, execution);
     try {
       return await execution;
     } finally {
       this.#executions.delete(execution);
+      if (this.#running.get(runId) === execution) this.#running.delete(runId);
+      if (this.#active.get(runId) === controller) this.#active.delete(runId);
     }
   }
 
-  async #execute(runId: string, options: StartOptions, replacement: Flow | undefined): Promise<RunOutcome> {
-    const run = await this.#claim(runId);
+  async #execute(
+    runId: string,
+    options: StartOptions,
+    replacement: Flow | undefined,
+    controller: AbortController,
+  ): Promise<RunOutcome> {
+    const run = await claimRun(this.store, this.owner, runId);
     if (isFinalStatus(run.status)) {
       await this.store.releaseRun(runId, this.owner);
       return outcomeOf(run);
@@ -155,8 +146,6 @@ export class InProcessRunner {
       await this.store.releaseRun(runId, this.owner);
       throw new Error(`run ${runId} runs flow '${run.flowId}'; it cannot be resumed with flow '${replacement.id}'`);
     }
-    const controller = new AbortController();
-    this.#active.set(runId, controller);
     const renew = setInterval(() => void this.#renew(runId, controller), RENEW_EVERY_MS);
     renew.unref();
     let host: InProcessHost | undefined;
@@ -185,7 +174,8 @@ export class InProcessRunner {
       result = await this.#interpret(run, host, controller.signal, replacement);
     } finally {
       clearInterval(renew);
-      this.#active.delete(runId);
+      // Released before looking again below, which executes the run anew.
+      if (this.#active.get(runId) === controller) this.#active.delete(runId);
       await this.store.releaseRun(runId, this.owner);
     }
     // A decision or a child's end that arrived while this execution still held the run found
@@ -208,7 +198,7 @@ export class InProcessRunner {
       const flow = replacement ?? (flowSchema.parse(run.flow) as Flow);
       const output = await (this.#options.interpret ?? interpret)(flow, run.input, host, {
         ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-        hostTools: this.#hostToolSpecs(),
+        hostTools: hostToolSpecs(this.#options.tools ?? {}),
       });
       const diverged = host.divergence ?? host.leftBehind();
       if (diverged) throw diverged;
@@ -241,30 +231,6 @@ export class InProcessRunner {
   }
 
   /**
-   * Records a decision and resumes the run. Of concurrent decisions exactly one is accepted;
-   * only that caller resumes the run. A decision on a run that has ended is not accepted.
-   */
-  async approve(
-    runId: string,
-    stepId: string,
-    decision: { approved: boolean; by?: string; comment?: string },
-  ): Promise<{ accepted: boolean; outcome: RunOutcome }> {
-    const run = await this.store.getRun(runId);
-    if (!run) throw new UnknownRunError(runId);
-    const approval = await this.store.getApproval(runId, stepId);
-    if (!approval) throw new Error(`run ${runId} has no approval at step '${stepId}'`);
-    if (isFinalStatus(run.status)) return { accepted: false, outcome: outcomeOf(run) };
-    const accepted = await this.store.resolveApproval(runId, stepId, {
-      status: decision.approved ? 'approved' : 'rejected',
-      by: decision.by ?? null,
-      comment: decision.comment ?? null,
-      at: Date.now(),
-    });
-    if (!accepted) return { accepted, outcome: await this.#current(runId) };
-    return { accepted, outcome: await this.#executeUnlessBusy(runId, {}) };
-  }
-
-  /**
    * Cancels a run and its unfinished child runs: at once where this process executes them,
    * else by marking them (an owner in another process stops at its next lease renewal).
    * Cancelling a parked child wakes its parent, whose spawn step then fails.
@@ -274,18 +240,16 @@ export class InProcessRunner {
     if (!run) throw new UnknownRunError(runId);
     if (isFinalStatus(run.status)) return;
     const active = this.#active.get(runId);
-    if (active) {
-      active.abort(new Error('cancelled'));
-    } else {
-      await this.store.commit([{ runId, journal: [], events: [{ type: 'run.cancelled', reason: 'cancelled' }] }]);
-      await this.store.updateRun(runId, {
-        status: 'cancelled',
-        error: { name: 'Cancelled', message: 'the run was cancelled' },
-      });
-    }
+    if (active) active.abort(new Error('cancelled'));
+    else await recordCancelled(this.store, runId);
     // An active parent awaits its inline child: the child must stop for the parent to stop.
     for (const child of await this.store.listRuns({ parentRunId: runId })) await this.cancel(child.id);
-    if (!active && run.parentRunId) await this.#wakeParent(run.parentRunId, {});
+    if (active) {
+      // The execution records the cancel itself, unless it had already parked when the abort came.
+      await this.#running.get(runId)?.catch(() => undefined);
+      const now = await this.store.getRun(runId);
+      if (now && !isFinalStatus(now.status)) await recordCancelled(this.store, runId);
+    } else if (run.parentRunId) await this.#wakeParent(run.parentRunId, {});
   }
 
   /**
@@ -356,17 +320,6 @@ export class InProcessRunner {
     return { runId: run.id, ...ended, waitingFor: [] };
   }
 
-  async #claim(runId: string): Promise<RunRecord> {
-    const run = await this.store.getRun(runId);
-    if (!run) throw new UnknownRunError(runId);
-    const now = Date.now();
-    const claim = { owner: this.owner, leaseUntil: now + LEASE_MS, now };
-    const takeOverFrom = run.owner && ownerIsDeadHere(run.owner) ? run.owner : undefined;
-    const claimed = await this.store.claimRun(runId, takeOverFrom ? { ...claim, takeOverFrom } : claim);
-    if (!claimed) throw new RunBusyError(runId, run.owner);
-    return (await this.store.getRun(runId)) ?? run;
-  }
-
   async #renew(runId: string, controller: AbortController): Promise<void> {
     const kept = await this.store.renewLease(runId, this.owner, Date.now() + LEASE_MS).catch(() => true);
     const run = await this.store.getRun(runId).catch(() => undefined);
@@ -423,19 +376,11 @@ export class InProcessRunner {
     if (parent?.status === 'waiting') await this.#executeUnlessBusy(parentRunId, childOptions(options));
   }
 
-  async #validated(doc: unknown): Promise<Flow> {
-    const result = validateFlow(doc, {
+  #rules(): RunRules {
+    return {
+      flows: this.#flows,
       hostTools: Object.keys(this.#options.tools ?? {}),
-      flows: await this.#flows.documents(),
-    });
-    if (!result.ok) throw new FlowInvalidError(result.errors);
-    return result.flow;
-  }
-
-  #hostToolSpecs() {
-    const specs: Record<string, { description: string; parameters: Record<string, Json> }> = Object.create(null);
-    for (const [name, tool] of Object.entries(this.#options.tools ?? {}))
-      specs[name] = { description: tool.description, parameters: tool.parameters };
-    return specs;
+      maxInputBytes: this.#options.maxInputBytes,
+    };
   }
 }

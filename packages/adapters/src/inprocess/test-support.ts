@@ -10,9 +10,13 @@ import { eventKey, type Flow, type RunEvent } from '@weft/engine';
 import pg from 'pg';
 import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import { createExecutorRegistry, type ExecutorOptions, type HostTool } from '../executors/index.ts';
+import { ApprovalClosedError, RunEndedError } from '../service/errors.ts';
+import { RunService } from '../service/run-service.ts';
 import { openStore } from '../store/index.ts';
 import type { RunStore } from '../store/types.ts';
+import { inProcessBackend } from './backend.ts';
 import type { ApprovalDecider } from './host.ts';
+import { outcomeOf, type RunOutcome } from './options.ts';
 import { InProcessRunner } from './runner.ts';
 
 export interface StoreBackend {
@@ -181,4 +185,38 @@ export function duplicateKeys(events: readonly RunEvent[]): string[] {
 /** A minimal valid flow around `steps`. */
 export function flowOf(id: string, steps: unknown[], extra: Record<string, unknown> = {}): Flow {
   return { irVersion: 1, id, name: id, version: 1, steps, ...extra } as unknown as Flow;
+}
+
+/**
+ * A decision the way the product makes it (RunService.decide over the in-process backend:
+ * recorded, one of concurrent ones wins, then the run resumes in the background), awaited
+ * until this runner's executions have settled. Not accepted: the approval was decided already
+ * or the run has ended.
+ */
+export async function approve(
+  runner: InProcessRunner,
+  runId: string,
+  stepId: string,
+  decision: { approved: boolean; by?: string; comment?: string },
+): Promise<{ accepted: boolean; outcome: RunOutcome }> {
+  const backend = inProcessBackend(runner);
+  const service = new RunService({ store: runner.store, backends: [backend] });
+  const outcome = async () => {
+    const run = await runner.store.getRun(runId);
+    if (!run) throw new Error(`unknown run ${runId}`);
+    return outcomeOf(run);
+  };
+  try {
+    await service.decide(runId, stepId, {
+      approved: decision.approved,
+      by: decision.by ?? null,
+      comment: decision.comment ?? null,
+    });
+  } catch (error) {
+    if (error instanceof ApprovalClosedError || error instanceof RunEndedError)
+      return { accepted: false, outcome: await outcome() };
+    throw error;
+  }
+  await backend.settled();
+  return { accepted: true, outcome: await outcome() };
 }

@@ -7,11 +7,12 @@ import { openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { RunStore } from './types.ts';
 
+export { followRun, type NextOptions, RunFollower } from './follow-run.ts';
+export { COMMITS_CHANNEL, FEED_APPLICATION_NAME } from './pg-feed.ts';
 export { openPostgresStore } from './postgres.ts';
 export { reportRunEvents } from './report-events.ts';
 export { openSqliteStore } from './sqlite.ts';
 export type * from './types.ts';
-export { waitForEvents } from './wait-for-events.ts';
 
 export interface OpenStoreOptions {
   /** `postgres://…` / `postgresql://…` for PostgreSQL; otherwise a SQLite file path or ':memory:'. */

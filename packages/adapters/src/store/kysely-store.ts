@@ -8,6 +8,7 @@
  */
 import type { ErrorInfo, Json, RunEvent, RunStatus } from '@weft/engine';
 import type { Kysely, Updateable } from 'kysely';
+import type { CommitFeed, FeedHost } from './commit-feed.ts';
 import {
   encodeJson,
   encodeNullable,
@@ -21,6 +22,7 @@ import type {
   ApprovalRecord,
   ApprovalStatus,
   CommitBatch,
+  EventFeedOptions,
   FlowStore,
   JournalEntry,
   NewRun,
@@ -29,37 +31,66 @@ import type {
   RunStore,
 } from './types.ts';
 
+/** What the commit feed recovers from by itself (a lost connection) is a process warning, not an error. */
+export function feedWarning(message: string, error?: unknown): void {
+  const detail = error instanceof Error ? error.message : error === undefined ? undefined : String(error);
+  process.emitWarning(message, { code: 'WEFT_COMMIT_FEED', ...(detail ? { detail } : {}) });
+}
+
 export abstract class KyselyRunStore implements RunStore {
   abstract readonly dialect: 'sqlite' | 'postgres';
   protected readonly db: Kysely<StoreDatabase>;
 
-  readonly #eventListeners = new Set<(events: RunEvent[]) => void>();
+  /** Each listener with the runs it watches (undefined: every run). */
+  readonly #eventListeners = new Map<(events: RunEvent[]) => void, ((runId: string) => boolean) | undefined>();
+  /** How commits of other processes on this database reach the listeners (set by the dialect). */
+  protected feed: CommitFeed | undefined;
 
   constructor(db: Kysely<StoreDatabase>) {
     this.db = db;
   }
 
-  onEvents(listener: (events: RunEvent[]) => void): () => void {
-    this.#eventListeners.add(listener);
+  onEvents(listener: (events: RunEvent[]) => void, options: EventFeedOptions = {}): () => void {
+    this.#eventListeners.set(listener, options.watching);
+    this.feed?.listen();
     return () => this.#eventListeners.delete(listener);
   }
 
+  /** What the commit feed needs from this store. */
+  protected feedHost(warn: (message: string, error?: unknown) => void): FeedHost {
+    return {
+      readEvents: (runId, afterSeq) => this.readEvents(runId, afterSeq),
+      watching: (runId) => {
+        for (const watching of this.#eventListeners.values()) if (!watching || watching(runId)) return true;
+        return false;
+      },
+      deliver: (events) => this.#deliver(events),
+      warn,
+    };
+  }
+
   /**
-   * Tells this process's listeners what a commit stored, once it is committed. Every event write
-   * goes through `commit` — the in-process runner's group committer, the Temporal activities and
-   * Inngest steps reporting their runs — so this is the one feed of everything written here.
-   * A listener that throws only loses its own delivery.
+   * Tells this process's listeners what a commit stored, once it is committed, and the other
+   * processes on this database through the feed. Every event write goes through `commit` — the
+   * in-process runner's group committer, the Temporal activities and Inngest steps reporting
+   * their runs — so this is the one feed of everything written.
    */
   protected announce(events: RunEvent[]): RunEvent[] {
     if (events.length === 0) return events;
-    for (const listener of this.#eventListeners) {
+    this.#deliver(events);
+    this.feed?.published(events);
+    return events;
+  }
+
+  /** A listener that throws only loses its own delivery. */
+  #deliver(events: RunEvent[]): void {
+    for (const listener of this.#eventListeners.keys()) {
       try {
         listener(events);
       } catch {
         // The listener's own failure; the commit stands and the others still hear of it.
       }
     }
-    return events;
   }
 
   // The run log is laid out per dialect (see schema.ts), so each store reads and writes it itself.
@@ -71,6 +102,7 @@ export abstract class KyselyRunStore implements RunStore {
   abstract deleteRun(id: string): Promise<boolean>;
 
   async close(): Promise<void> {
+    await this.feed?.stop();
     await this.db.destroy();
   }
 

@@ -1,15 +1,16 @@
 /**
- * `store.onEvents`, the one feed of every event this process writes: a listener hears each
+ * `store.onEvents`, the one feed of every event written to the database: a listener hears each
  * commit's stored events (with seq) once they are committed, whoever commits — the runner's
- * group committer or an external engine reporting through reportRunEvents — and never an event
- * the store refused as a duplicate.
+ * group committer, an external engine reporting through reportRunEvents, or another process on
+ * the same database (PostgreSQL NOTIFY, SQLite's write-ahead log) — and never an event the
+ * store refused as a duplicate. `RunFollower` reads runs through it.
  */
 import type { RunEvent } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunFollower } from './follow-run.ts';
 import { reportRunEvents } from './report-events.ts';
 import { postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
 import type { RunStore } from './types.ts';
-import { waitForEvents } from './wait-for-events.ts';
 
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))(
   '%s store.onEvents',
@@ -68,15 +69,15 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
       expect(readable[0]).toBeGreaterThanOrEqual(2);
     });
 
-    it('is per store instance: another instance (another process) hears only its own commits', async () => {
-      const runId = `run-feed-other-${backend.name}`;
+    it("hears this process's commits by the time commit resolves", async () => {
+      const runId = `run-feed-own-${backend.name}`;
       await createRun(runId);
       const heard: RunEvent[] = [];
       const stop = store.onEvents((events) => heard.push(...events));
-      await other.commit([{ runId, journal: [], events: stepEvents('x') }]);
       await store.commit([{ runId, journal: [], events: stepEvents('y') }]);
+      const atOnce = heard.map((event) => ('stepId' in event ? event.stepId : ''));
       stop();
-      expect(heard.map((event) => ('stepId' in event ? event.stepId : ''))).toEqual(['y', 'y']);
+      expect(atOnce).toEqual(['y', 'y']);
     });
 
     it('keeps committing when a listener throws', async () => {
@@ -93,21 +94,51 @@ describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as con
       expect(heard).toEqual([2]);
     });
 
-    it('waitForEvents wakes on a commit of a watched run, not of another one', async () => {
+    it('a RunFollower wakes on a commit of a followed run, not of another one', async () => {
       const watched = `run-wait-${backend.name}`;
       const unrelated = `run-wait-other-${backend.name}`;
       await createRun(watched);
       await createRun(unrelated);
-      let woke = false;
-      const waiting = waitForEvents(store, new Set([watched]), 60_000).then(() => {
-        woke = true;
-      });
-      await store.commit([{ runId: unrelated, journal: [], events: stepEvents('u') }]);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(woke).toBe(false);
-      await store.commit([{ runId: watched, journal: [], events: stepEvents('w') }]);
-      await waiting;
-      expect(woke).toBe(true);
+      const follower = new RunFollower(store, [[watched, 0]]);
+      try {
+        expect(await follower.next({ timeoutMs: 0 })).toEqual([]);
+        let woke: RunEvent[] | undefined;
+        const waiting = follower.next({ timeoutMs: 60_000 }).then((events) => {
+          woke = events;
+        });
+        await store.commit([{ runId: unrelated, journal: [], events: stepEvents('u') }]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(woke).toBeUndefined();
+        await store.commit([{ runId: watched, journal: [], events: stepEvents('w') }]);
+        await waiting;
+        expect(woke?.map((event) => [event.runId, event.type])).toEqual([
+          [watched, 'step.started'],
+          [watched, 'step.completed'],
+        ]);
+      } finally {
+        follower.close();
+      }
+    });
+
+    it("hears another process's commits through the commit feed, without polling", async () => {
+      // `other` is a second store on the same database: what another process would open.
+      const runId = `run-cross-process-${backend.name}`;
+      await createRun(runId);
+      const follower = new RunFollower(store, [[runId, 0]]);
+      try {
+        await follower.next({ timeoutMs: 0 });
+        // Give the feed its LISTEN connection / file watch before the other writer commits.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const started = Date.now();
+        const next = follower.next({ timeoutMs: 20_000 });
+        await other.commit([{ runId, journal: [], events: stepEvents('x') }]);
+        const heard = await next;
+        expect(heard?.map((event) => event.type)).toEqual(['step.started', 'step.completed']);
+        // Well under the 20 s timeout: woken by the feed, not by giving up.
+        expect(Date.now() - started).toBeLessThan(5_000);
+      } finally {
+        follower.close();
+      }
     });
   },
 );

@@ -8,8 +8,9 @@ import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyFlowStore } from './flow-store.ts';
-import { KyselyRunStore } from './kysely-store.ts';
+import { feedWarning, KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
+import { PgCommitFeed } from './pg-feed.ts';
 import { journalKey, type PostgresStoreDatabase, type StoreDatabase, toJournalEntry, toRunEvent } from './schema.ts';
 import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 
@@ -30,10 +31,11 @@ class PostgresRunStore extends KyselyRunStore {
   readonly #pg: Kysely<PostgresStoreDatabase>;
   readonly flows: FlowStore;
 
-  constructor(db: Kysely<StoreDatabase>) {
+  constructor(db: Kysely<StoreDatabase>, url: string) {
     super(db);
     this.#pg = db.withTables<Pick<PostgresStoreDatabase, 'run_log'>>();
     this.flows = new KyselyFlowStore(db);
+    this.feed = new PgCommitFeed(url, db as unknown as Kysely<unknown>, this.feedHost(feedWarning));
   }
 
   /** The run and its descendants (found level by level through runs_parent), with their logs and approvals. */
@@ -195,5 +197,5 @@ export async function openPostgresStore(url: string): Promise<RunStore> {
     await db.destroy();
     throw error;
   }
-  return new PostgresRunStore(db);
+  return new PostgresRunStore(db, url);
 }

@@ -17,11 +17,12 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely } from 'kysely';
 import { SqliteFlowStore, type SyncWriter } from './flow-store.ts';
-import { KyselyRunStore } from './kysely-store.ts';
+import { feedWarning, KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { RunKeys, stepIdOf } from './run-keys.ts';
 import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
+import { SqliteCommitFeed } from './sqlite-feed.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
 import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 
@@ -66,9 +67,13 @@ class SqliteRunStore extends KyselyRunStore {
   readonly flows: FlowStore;
   readonly #sync: SyncWriter;
 
-  constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync) {
+  constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync, path: string) {
     super(db);
     this.#raw = raw;
+    const openRuns = raw.prepare("SELECT id FROM runs WHERE status IN ('running', 'waiting')");
+    this.feed = new SqliteCommitFeed(path, this.feedHost(feedWarning), async () =>
+      openRuns.all().map((row) => String(row.id)),
+    );
     this.#stmts = prepareStatements(db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(), raw);
     const s = this.#stmts;
     this.#sync = {
@@ -324,7 +329,7 @@ export async function openSqliteStore(path: string): Promise<RunStore> {
     raw.exec('PRAGMA synchronous = NORMAL');
     const db = new Kysely<StoreDatabase>({ dialect: new NodeSqliteDialect(new NodeSqliteDatabase(raw)) });
     await migrateToLatest(db as unknown as Kysely<unknown>);
-    return new SqliteRunStore(db, raw);
+    return new SqliteRunStore(db, raw, path);
   } catch (error) {
     if (raw.isOpen) raw.close();
     throw error;

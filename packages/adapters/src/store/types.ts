@@ -155,11 +155,13 @@ export interface RunStore {
   readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
 
   /**
-   * Every event this store instance commits, with its seq, right after the commit (this process
-   * only). Whoever writes — the in-process runner, a Temporal activity, an Inngest step — the
-   * listener hears it the same way. Returns the unsubscribe function.
+   * Every event committed to this database, with its seq: this process's commits right after
+   * they commit, another process's (PostgreSQL NOTIFY, SQLite's write-ahead log changing) once
+   * read back, for the runs the listener watches. Whoever writes — the in-process runner, a
+   * Temporal activity, an Inngest step — the listener hears it the same way. An event may be
+   * heard twice; seqs tell. Returns the unsubscribe function.
    */
-  onEvents(listener: (events: RunEvent[]) => void): () => void;
+  onEvents(listener: (events: RunEvent[]) => void, options?: EventFeedOptions): () => void;
 
   /** Records a pending approval; does nothing if one exists for (runId, stepId). */
   requestApproval(request: {
@@ -173,4 +175,12 @@ export interface RunStore {
   /** Exactly one of several concurrent decisions wins: returns true only for it. */
   resolveApproval(runId: string, stepId: string, decision: ApprovalDecision): Promise<boolean>;
   listApprovals(filter?: { status?: ApprovalStatus; runId?: string }): Promise<ApprovalRecord[]>;
+}
+
+export interface EventFeedOptions {
+  /**
+   * The runs this listener wants (default: every run). Another process's commits are read from
+   * the store only for runs some listener watches; this process's own reach every listener.
+   */
+  watching?: (runId: string) => boolean;
 }

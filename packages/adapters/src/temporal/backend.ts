@@ -1,11 +1,12 @@
 /**
- * Temporal as an ExternalBackend: a client on TEMPORAL_ADDRESS and, unless a worker runs
+ * Temporal as a RunBackend: a client on TEMPORAL_ADDRESS and, unless a worker runs
  * elsewhere, a worker in this process. The Temporal UI link needs TEMPORAL_UI_URL (the dev
  * server started by `weft backend up temporal` prints it).
  */
 import type { Client } from '@temporalio/client';
-import type { ExternalBackend } from '../backends/external.ts';
+import type { ToolSpec } from '@weft/engine';
 import type { FlowSource } from '../backends/flow-source.ts';
+import type { RunBackend } from '../backends/run-backend.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import type { RunStore } from '../store/types.ts';
 import { approveTemporalRun, cancelTemporalRun, connectTemporal, startTemporalRun } from './client.ts';
@@ -18,11 +19,13 @@ export interface TemporalBackendOptions {
   /** Base URL of the Temporal Web UI, for links to a run's workflow. */
   uiUrl?: string;
   store: RunStore;
+  /** Host tools the workers offer (name → description and parameters), told to each run's workflow. */
+  hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
   /** Start a worker in this process with these; leave out when workers run elsewhere. */
   worker?: { executors: ExecutorRegistry; flows: FlowSource };
 }
 
-export interface TemporalBackend extends ExternalBackend {
+export interface TemporalBackend extends RunBackend {
   readonly name: 'temporal';
   readonly client: Client;
   readonly worker: TemporalWorkerHandle | undefined;
@@ -53,13 +56,15 @@ export async function openTemporalBackend(options: TemporalBackendOptions): Prom
     async start(run) {
       await startTemporalRun({
         client,
-        store: options.store,
         ...run,
+        ...(options.hostTools ? { hostTools: options.hostTools } : {}),
         ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
       });
     },
     decide: (runId, decision) => approveTemporalRun(client, runId, decision),
     cancel: (runId) => cancelTemporalRun(client, runId),
+    // Temporal resumes its workflows by itself whenever a worker polls the task queue.
+    async resume() {},
     link: (runId) =>
       uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(runId)}` : undefined,
     async close() {

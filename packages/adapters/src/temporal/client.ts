@@ -1,11 +1,11 @@
 /**
  * Starting and steering Weft runs on Temporal: the run row lives in Weft's store (backend
- * 'temporal'), the workflow id is the run id, and the workflow itself writes the events and
+ * 'temporal', recorded by RunService before the start), the workflow id is the run id, and the workflow itself writes the events and
  * the final status through its activities.
  */
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { Fixtures, Flow, Json, ToolSpec } from '@weft/engine';
-import type { RunStore } from '../store/types.ts';
+import type { JournalEntry } from '../store/types.ts';
 import { APPROVE_SIGNAL, type ApproveSignal, DEFAULT_TASK_QUEUE, type WeftFlowArgs, WORKFLOW_TYPE } from './types.ts';
 
 export async function connectTemporal(options: { address: string; namespace?: string }): Promise<Client> {
@@ -15,43 +15,32 @@ export async function connectTemporal(options: { address: string; namespace?: st
 
 export interface StartTemporalRunOptions {
   client: Client;
-  store: RunStore;
+  runId: string;
   flow: Flow;
   input: Json;
   fixtures?: Fixtures;
   hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
+  /** Journal entries answering calls instead of activities (RunHandOver.seed). */
+  seed?: readonly JournalEntry[];
   taskQueue?: string;
-  runId?: string;
 }
 
-export async function startTemporalRun(options: StartTemporalRunOptions): Promise<{ runId: string }> {
-  const { client, store, flow, input } = options;
-  const runId = options.runId ?? `run_${crypto.randomUUID()}`;
-  // Recorded already when the in-process runner's create validated it for this engine.
-  if (!(await store.getRun(runId)))
-    await store.createRun({
-      id: runId,
-      flowId: flow.id,
-      flowVersion: flow.version ?? 1,
-      flow: flow as unknown as Json,
-      input,
-      backend: 'temporal',
-      status: 'running',
-      ...(options.fixtures ? { fixtures: options.fixtures as Json } : {}),
-    });
+/** Starts the workflow of a run already recorded in the store (RunService.start records it). */
+export async function startTemporalRun(options: StartTemporalRunOptions): Promise<void> {
+  const { client, runId } = options;
   const args: WeftFlowArgs = {
     runId,
-    flow,
-    input,
+    flow: options.flow,
+    input: options.input,
     ...(options.fixtures ? { fixtures: options.fixtures } : {}),
     ...(options.hostTools ? { hostTools: options.hostTools } : {}),
+    ...(options.seed && options.seed.length > 0 ? { seed: [...options.seed] } : {}),
   };
   await client.workflow.start(WORKFLOW_TYPE, {
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     workflowId: runId,
     args: [args],
   });
-  return { runId };
 }
 
 /** Sends a person's decision on the approval at `stepId` to the run's workflow. */

@@ -2,6 +2,7 @@
 
 import type { CallPolicy, Fixtures, Flow, Json, RunEventInput, StepCall, ToolSpec } from '@weft/engine';
 import type { ChildPlan, ChildRequest, RunEnd } from '../backends/run-rows.ts';
+import type { JournalEntry } from '../store/types.ts';
 
 export const WORKFLOW_TYPE = 'weftFlow';
 export const APPROVE_SIGNAL = 'approve';
@@ -17,6 +18,8 @@ export interface WeftFlowArgs {
   /** How many ancestors this run has (spawn nesting). */
   depth?: number;
   parentRunId?: string;
+  /** Recorded results answering these calls instead of activities (a replay or a fork). */
+  seed?: JournalEntry[];
 }
 
 export interface ApproveSignal {

@@ -84,11 +84,19 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     return written;
   };
 
+  const seeded = new Map((args.seed ?? []).map((entry) => [entry.stepId, entry]));
+
   const host: StepHost = {
     emit(event) {
       buffer.push(event);
     },
     async run(id, call, policy) {
+      const seed = seeded.get(id);
+      if (seed) {
+        // Answered from the seed: no activity, nothing executed or paid for again.
+        if (seed.status === 'completed') return seed.output as Json;
+        throw rehydrate(seed.error ?? { name: 'Error', message: `step '${id}' failed` });
+      }
       // step.started is stored before the activity can store its retries and deltas.
       await flush();
       const timeoutMs = policy.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;

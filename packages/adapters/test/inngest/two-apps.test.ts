@@ -13,6 +13,7 @@ import { memoryFlowSource } from '../../src/backends/flow-source.ts';
 import { createExecutorRegistry, type HostTool } from '../../src/executors/index.ts';
 import { INNGEST_SERVE_PATH, type InngestBackend, openInngestBackend } from '../../src/inngest/backend.ts';
 import { type InngestDevServer, startInngestDevServer } from '../../src/inngest/dev-server.ts';
+import { RunService } from '../../src/service/run-service.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
 
@@ -78,8 +79,8 @@ it('a run started while two apps serve the function executes once', async () => 
     steps: [{ id: 'act', type: 'tool', tool: 'effect' }],
     output: '=steps.act.output',
   } as unknown as Flow;
-  const runId = `run_${crypto.randomUUID()}`;
-  await first.start({ runId, flow, input: {} });
+  const service = new RunService({ store, backends: [first], hostTools: ['effect'] });
+  const { runId } = await service.start({ flow, input: {} });
   await expect.poll(async () => (await store.getRun(runId))?.status, { timeout: 30_000 }).toBe('completed');
   // Time for a second Inngest run of the other app to do whatever it would do.
   await new Promise((resolve) => setTimeout(resolve, 2_000));

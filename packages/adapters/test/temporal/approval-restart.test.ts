@@ -9,10 +9,10 @@ import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
 import type { RunStore } from '../../src/store/types.ts';
-import { approveTemporalRun, awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
+import { approveTemporalRun, awaitTemporalRun } from '../../src/temporal/client.ts';
 import type { TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { approvalFlow } from '../fixtures/flows.ts';
-import { closeTestbed, completedCallSteps, openTestbed, startWorkerChild } from './support.ts';
+import { closeTestbed, completedCallSteps, openTestbed, startRecordedRun, startWorkerChild } from './support.ts';
 
 let server: TemporalDevServer | undefined;
 let store: RunStore;
@@ -43,7 +43,7 @@ describe('temporal: an approval across a worker restart', () => {
 
     const a = await startWorkerChild(config);
     for (const { runId } of cases)
-      await startTemporalRun({ client, store, taskQueue, flow: approvalFlow, input: { amount: 42 }, runId });
+      await startRecordedRun(store, { client, taskQueue, flow: approvalFlow, input: { amount: 42 }, runId });
     for (const { runId } of cases)
       await until(
         async () => (await store.readEvents(runId)).some((e) => e.type === 'approval.requested'),

@@ -21,10 +21,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { memoryFlowSource } from '../../src/backends/flow-source.ts';
 import { createExecutorRegistry, type HostTool } from '../../src/executors/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
-import { approveTemporalRun, awaitTemporalRun, connectTemporal, startTemporalRun } from '../../src/temporal/client.ts';
+import { approveTemporalRun, awaitTemporalRun, connectTemporal } from '../../src/temporal/client.ts';
 import { startTemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../src/temporal/worker.ts';
 import { approvalFlow, crashChild, crashFixtures, crashFlow } from '../fixtures/flows.ts';
+import { startRecordedRun } from './support.ts';
 
 const HISTORIES = fileURLToPath(new URL('./histories/', import.meta.url));
 const UPDATE = process.env.UPDATE_HISTORIES === '1';
@@ -83,9 +84,8 @@ async function recordHistories(): Promise<void> {
   try {
     const runs: Record<Name, () => Promise<void>> = {
       crash: async () => {
-        await startTemporalRun({
+        await startRecordedRun(store, {
           client,
-          store,
           taskQueue,
           runId: 'crash',
           flow: crashFlow,
@@ -95,9 +95,8 @@ async function recordHistories(): Promise<void> {
         });
       },
       approval: async () => {
-        await startTemporalRun({
+        await startRecordedRun(store, {
           client,
-          store,
           taskQueue,
           runId: 'approval',
           flow: approvalFlow,
@@ -111,9 +110,8 @@ async function recordHistories(): Promise<void> {
         await approveTemporalRun(client, 'approval', { stepId: 'review', approved: true, by: 'bea' });
       },
       'sleep-map': async () => {
-        await startTemporalRun({
+        await startRecordedRun(store, {
           client,
-          store,
           taskQueue,
           runId: 'sleep-map',
           flow: sleepMapFlow,

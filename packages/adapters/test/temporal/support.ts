@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { Json } from '@weft/engine';
 import { openSqliteStore } from '../../src/store/index.ts';
 import type { RunStore } from '../../src/store/types.ts';
-import { connectTemporal } from '../../src/temporal/client.ts';
+import { connectTemporal, type StartTemporalRunOptions, startTemporalRun } from '../../src/temporal/client.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import type { TemporalWorkerConfig } from '../fixtures/temporal-worker.ts';
 
@@ -181,4 +182,22 @@ export function completedCallSteps(events: readonly HistoryEvent[]): string[] {
     }
   }
   return completed;
+}
+
+/**
+ * Records a run row as RunService would (without its validation: these flows use host tools
+ * and children the tests provide) and starts its workflow, for tests that steer Temporal below
+ * the product path to read its histories.
+ */
+export async function startRecordedRun(store: RunStore, options: StartTemporalRunOptions): Promise<void> {
+  await store.createRun({
+    id: options.runId,
+    flowId: options.flow.id,
+    flowVersion: options.flow.version ?? 1,
+    flow: options.flow as unknown as Json,
+    input: options.input,
+    backend: 'temporal',
+    ...(options.fixtures ? { fixtures: options.fixtures as Json } : {}),
+  });
+  await startTemporalRun(options);
 }

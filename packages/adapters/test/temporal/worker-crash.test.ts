@@ -17,10 +17,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childRunId } from '../../src/backends/children.ts';
 import { duplicateKeys } from '../../src/inprocess/test-support.ts';
 import type { RunStore } from '../../src/store/types.ts';
-import { awaitTemporalRun, startTemporalRun } from '../../src/temporal/client.ts';
+import { awaitTemporalRun } from '../../src/temporal/client.ts';
 import type { TemporalDevServer } from '../../src/temporal/dev-server.ts';
 import { CRASH_MARKS, crashFixtures, crashFlow } from '../fixtures/flows.ts';
-import { closeTestbed, completedCallSteps, openTestbed, readLog, startWorkerChild } from './support.ts';
+import {
+  closeTestbed,
+  completedCallSteps,
+  openTestbed,
+  readLog,
+  startRecordedRun,
+  startWorkerChild,
+} from './support.ts';
 
 const MARK_SPEC = {
   mark: {
@@ -61,9 +68,8 @@ describe('temporal: SIGKILL of the worker process mid-run', () => {
       park[id.startsWith('child:') ? childRunId(runId, 'sub') : runId] = id;
     });
     const start = (runId: string) =>
-      startTemporalRun({
+      startRecordedRun(store, {
         client,
-        store,
         taskQueue,
         flow: crashFlow,
         input: INPUT,

@@ -1,18 +1,19 @@
 /**
- * `weft approve <runId> <stepId> yes|no`: records the decision — exactly one decision wins,
- * whichever process makes it — and continues the run here, streaming progress like `weft run`.
+ * `weft approve <runId> <stepId> yes|no`: decides through the run service — exactly one
+ * decision wins, whichever process makes it — and continues the run here (or follows it on
+ * its engine), streaming progress like `weft run`.
  * The approval may sit in a child run (a spawned flow): the child continues, and its end wakes
  * the parent. Given the parent's id, the child holding the approval is found.
  */
 
+import { ApprovalClosedError } from '@weft/adapters/service';
 import type { ApprovalRecord, RunStore } from '@weft/adapters/store';
 import { isFinalStatus } from '@weft/engine';
 import { cliDecider, osUser, parseVerdict, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { flowSource, messageOf, openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
-import { BusyError, driveRun } from '../drive.ts';
-import { BACKEND_LABEL, isExternalBackend, openCliBackend } from '../external.ts';
-import { followExternalRun } from '../follow-external.ts';
+import { messageOf, openCliRuntime, openStoreFromEnv, readEnv, recalledFlowsDir } from '../context.ts';
+import { BACKEND_LABEL, isExternalBackend } from '../external.ts';
+import { BusyError, bookmarks, followRunTree } from '../follow.ts';
 import { CliError, EXIT, formatDateTime, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, type Remote, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { approveCommand, getRunOrFail, rootOf, runTree, shellQuote } from '../tree.ts';
@@ -73,58 +74,49 @@ export const approveCommandSpec: Command = {
         stderr.write(`${stderr.style('yellow', '!')} run ${run.id} already ${run.status}; nothing to approve\n`);
         return EXIT.failed;
       }
-      if (approval.deadline !== null && approval.deadline <= Date.now()) {
-        // Too late to decide: continuing the run records the timeout and applies its onTimeout.
-        stderr.write(
-          `${stderr.style('yellow', '!')} the approval at step '${approval.stepId}' timed out at ${formatDateTime(approval.deadline)}; not recorded. Continuing the run, which applies its onTimeout\n`,
-        );
-      } else {
-        const accepted = await store.resolveApproval(approval.runId, approval.stepId, {
-          status: approved ? 'approved' : 'rejected',
-          by: args.values.by ?? osUser(),
-          comment: args.values.comment ?? null,
-          at: Date.now(),
-        });
-        if (!accepted) {
-          const now = await store.getApproval(approval.runId, approval.stepId);
-          return alreadyDecided(now ?? approval, root.status, root.id);
-        }
-        const verdict = stderr.style(approved ? 'green' : 'red', approved ? '☑ approved' : '☒ rejected');
-        stderr.write(`${verdict} ${approval.stepId} of run ${approval.runId}; continuing\n`);
-      }
-      const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
-      if (isExternalBackend(root.backend)) {
-        // The engine holds the run: the recorded decision is delivered to it (a Temporal signal,
-        // an Inngest event), and this process executes the rest unless a worker runs elsewhere.
-        const name = root.backend;
-        const backend = await openCliBackend(name, { store, flows: await flowSource(flowsDir ?? '.') });
-        try {
-          await backend
-            .decide(approval.runId, {
-              stepId: approval.stepId,
-              approved,
-              by: args.values.by ?? osUser(),
-              comment: args.values.comment ?? null,
-            })
-            .catch((error: unknown) => {
-              throw new CliError(
-                `the decision is recorded, but delivering it to ${BACKEND_LABEL[name]} failed: ${messageOf(error)}`,
-              );
-            });
-          return await followExternalRun(store, backend, root.id, {
-            json: args.values.json === true,
-            fromCurrent: true,
-          });
-        } finally {
-          await backend.close();
-        }
-      }
+      const external = isExternalBackend(root.backend) ? root.backend : undefined;
+      const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id)) ?? (external ? '.' : undefined);
       const decider = cliDecider(new Map(), terminalIsInteractive());
-      const ctx = await openRunner({ env, store, flowsDir, decide: decider.decide });
+      const runtime = await openCliRuntime({
+        env,
+        store,
+        flowsDir,
+        decide: decider.decide,
+        external: external ? [external] : [],
+      });
       closeStore = false;
       try {
-        return await driveRun(ctx, root.id, () => ctx.runner.resume(approval.runId), {
+        const after = await bookmarks(store, root.id);
+        if (approval.deadline !== null && approval.deadline <= Date.now()) {
+          // Too late to decide: continuing the run records the timeout and applies its onTimeout.
+          stderr.write(
+            `${stderr.style('yellow', '!')} the approval at step '${approval.stepId}' timed out at ${formatDateTime(approval.deadline)}; not recorded. Continuing the run, which applies its onTimeout\n`,
+          );
+          await runtime.service.resume(approval.runId);
+        } else {
+          const by = args.values.by ?? osUser();
+          try {
+            await runtime.service.decide(approval.runId, approval.stepId, {
+              approved,
+              by,
+              comment: args.values.comment ?? null,
+            });
+          } catch (error) {
+            if (error instanceof ApprovalClosedError) return alreadyDecided(error.approval, root.status, root.id);
+            if (!external) throw error;
+            // Recorded in the store first: the engine finds it when it next looks (Inngest re-sends it).
+            throw new CliError(
+              `the decision is recorded, but delivering it to ${BACKEND_LABEL[external]} failed: ${messageOf(error)}`,
+            );
+          }
+          const verdict = stderr.style(approved ? 'green' : 'red', approved ? '☑ approved' : '☒ rejected');
+          stderr.write(`${verdict} ${approval.stepId} of run ${approval.runId}; continuing\n`);
+        }
+        return await followRunTree(runtime.service, root.id, {
           json: args.values.json === true,
+          after,
+          settled: runtime.inprocess.settled(),
+          busy: () => runtime.busy(approval.runId),
         });
       } catch (error) {
         if (!(error instanceof BusyError)) throw error;
@@ -134,7 +126,7 @@ export const approveCommandSpec: Command = {
         );
         return EXIT.parked;
       } finally {
-        await ctx.close();
+        await runtime.close();
       }
     } finally {
       if (closeStore) await store.close();

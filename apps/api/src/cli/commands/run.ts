@@ -1,19 +1,20 @@
 /**
- * `weft run <flow.json>`: records a run and executes it in this process, streaming progress to
+ * `weft run <flow.json>`: starts a run through the run service (in this process, or on Temporal
+ * or Inngest with this process executing it while the command lasts), streaming progress to
  * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
  */
 import { dirname } from 'node:path';
-import type { ExternalBackendName } from '@weft/adapters/backends';
+import type { BackendName } from '@weft/adapters/backends';
 import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
-import { type Fixtures, type Flow, FlowInvalidError, type Json } from '@weft/engine';
+import { BackendRefusedError } from '@weft/adapters/service';
+import { type Fixtures, FlowInvalidError, type Json } from '@weft/engine';
 import { configuredBackends } from '../../backends.ts';
-import { type CliDecider, cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
+import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { flowSource, openRunner, type RunnerContext, readEnv, rememberFlowsDir } from '../context.ts';
-import { driveRun } from '../drive.ts';
-import { isExternalBackend, notConfigured, openCliBackend } from '../external.ts';
+import { openCliRuntime, readEnv, rememberFlowsDir } from '../context.ts';
+import { isExternalBackend, notConfigured } from '../external.ts';
 import { readFlowFile, readInputArg, readJsonFile } from '../files.ts';
-import { followExternalRun } from '../follow-external.ts';
+import { followRunTree } from '../follow.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
 import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
 import { formatIssues } from './validate.ts';
@@ -121,17 +122,24 @@ export const runCommand: Command = {
     }
 
     const decider = cliDecider(presets, terminalIsInteractive());
-    const ctx = await openRunner({ env, flowsDir, decide: decider.decide });
+    const runtime = await openCliRuntime({
+      env,
+      flowsDir,
+      decide: decider.decide,
+      external: isExternalBackend(backend) ? [backend] : [],
+    });
     try {
       let runId: string;
       try {
-        runId = await ctx.runner.create(doc, input, {
+        ({ runId } = await runtime.service.start({
+          flow: doc,
+          input,
           ...(fixtures ? { fixtures } : {}),
-          ...(isExternalBackend(backend) ? { backend } : {}),
-        });
+          backend: backend as BackendName,
+        }));
       } catch (error) {
         // Scripts reading the last stdout line learn that no run started, and why.
-        if (values.json) {
+        if (values.json && !(error instanceof BackendRefusedError)) {
           const errors = error instanceof FlowInvalidError || error instanceof InputInvalidError ? error.issues : [];
           const message = error instanceof Error ? error.message : String(error);
           stdout.write(`${JSON.stringify({ runId: null, status: 'invalid', error: { message }, errors })}\n`);
@@ -143,13 +151,16 @@ export const runCommand: Command = {
           const lines = error.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n');
           throw new CliError(`the input does not fit the flow's input schema:\n${lines}`);
         }
-        if (error instanceof InputTooLargeError) throw new CliError(error.message);
+        if (error instanceof InputTooLargeError || error instanceof BackendRefusedError)
+          throw new CliError(error.message);
         throw error;
       }
       await rememberFlowsDir(env, runId, flowsDir);
-      if (isExternalBackend(backend))
-        return await runOnExternal(ctx, backend, runId, flowsDir, decider, values.json === true);
-      const code = await driveRun(ctx, runId, () => ctx.runner.execute(runId), { json: values.json === true });
+      const code = await followRunTree(runtime.service, runId, {
+        json: values.json === true,
+        decider,
+        settled: runtime.inprocess.settled(),
+      });
       const unused = decider.unused();
       if (unused.length > 0) {
         stderr.write(
@@ -161,47 +172,10 @@ export const runCommand: Command = {
       }
       return code;
     } finally {
-      await ctx.close();
+      await runtime.close();
     }
   },
 };
-
-/**
- * The run was validated and recorded for the engine by the in-process runner's `create` (same
- * checks, same errors); `backend.start` starts it there under the same id, then it is followed
- * through the store's events.
- */
-async function runOnExternal(
-  ctx: RunnerContext,
-  name: ExternalBackendName,
-  runId: string,
-  flowsDir: string,
-  decider: CliDecider,
-  json: boolean,
-): Promise<number> {
-  const record = await ctx.store.getRun(runId);
-  if (!record) throw new CliError(`run ${runId} disappeared from the store`);
-  /** The engine never got the run: it ends failed rather than `running` forever. */
-  const refused = async (error: unknown): Promise<never> => {
-    const message = `${name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`;
-    await ctx.store.updateRun(runId, { status: 'failed', error: { name: 'BackendError', message } });
-    throw error;
-  };
-  const backend = await openCliBackend(name, { store: ctx.store, flows: await flowSource(flowsDir) }).catch(refused);
-  try {
-    await backend
-      .start({
-        runId,
-        flow: record.flow as unknown as Flow,
-        input: record.input,
-        ...(record.fixtures ? { fixtures: record.fixtures as Fixtures } : {}),
-      })
-      .catch(refused);
-    return await followExternalRun(ctx.store, backend, runId, { json, decider });
-  } finally {
-    await backend.close();
-  }
-}
 
 /** `{ "<llm step path>": [ { text?, toolCalls?, object?, usage? }, … ] }`, checked enough to name what is wrong. */
 function checkFixtures(doc: unknown): Fixtures {

@@ -22,7 +22,7 @@ export const backendsRouter = router({
     KNOWN.map(({ id, label, setting }) => ({
       id,
       label,
-      available: id === 'inprocess' || ctx.services.backends.has(id),
+      available: ctx.services.runs.has(id),
       setting,
     })),
   ),

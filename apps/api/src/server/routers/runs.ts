@@ -1,16 +1,22 @@
 /**
  * Runs: start, list, get, cancel, resume, re-run, delete, and two subscriptions — one run's
  * events (stored, then live; resumable by last event id) and run-status changes for lists.
- * Executions run in the background: a procedure returns once the run is recorded.
+ * Each mutation goes through the run service (services.runs); executions run in the background,
+ * so a procedure returns once the run is recorded and handed to its backend.
  */
 
 import { TRPCError, tracked } from '@trpc/server';
-import type { ExternalBackend, ExternalBackendName } from '@weft/adapters/backends';
-import { InputInvalidError, InputTooLargeError, RunBusyError, RunnerClosedError } from '@weft/adapters/inprocess';
+import { InputInvalidError, InputTooLargeError, UnknownRunError } from '@weft/adapters/inprocess';
+import {
+  ApprovalClosedError,
+  ApprovalNotFoundError,
+  BackendRefusedError,
+  BackendUnavailableError,
+  RunEndedError,
+} from '@weft/adapters/service';
 import type { RunRecord } from '@weft/adapters/store';
 import {
   type Fixtures,
-  type Flow,
   FlowInvalidError,
   isFinalStatus,
   type Json,
@@ -21,7 +27,6 @@ import {
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
 import { procedure, router } from '../trpc.ts';
-import { backendSetting } from './backends.ts';
 
 const runId = z.string().min(1).max(200);
 const runStatus = z.enum(RUN_STATUSES as [RunStatus, ...RunStatus[]]);
@@ -70,8 +75,8 @@ function badRequest(message: string, issues: readonly { path: string; message: s
   return new TRPCError({ code: 'BAD_REQUEST', message, cause });
 }
 
-/** The runner's refusals as 4xx errors; anything else goes up as is. */
-function creationError(error: unknown): unknown {
+/** The run service's refusals as 4xx errors; anything else goes up as is. */
+export function serviceError(error: unknown): unknown {
   if (error instanceof InputInvalidError) return badRequest(error.message, error.issues, 'input');
   if (error instanceof InputTooLargeError)
     return badRequest(error.message, [{ path: 'input', message: error.message }], 'input');
@@ -81,40 +86,26 @@ function creationError(error: unknown): unknown {
       error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
       'flow',
     );
+  if (error instanceof BackendUnavailableError) return new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+  if (error instanceof BackendRefusedError)
+    return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
+  if (error instanceof UnknownRunError)
+    return new TRPCError({
+      code: 'NOT_FOUND',
+      message: `runId: ${error.message.replace(/^unknown run (.*)$/, "unknown run '$1'")}`,
+    });
+  if (error instanceof ApprovalNotFoundError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
+  if (error instanceof ApprovalClosedError || error instanceof RunEndedError)
+    return new TRPCError({ code: 'CONFLICT', message: error.message });
   return error;
 }
 
-/** Executes a run without waiting for it; a failure to execute is logged, never thrown. */
-export function executeInBackground(ctx: ApiContext, id: string): void {
-  const { runner, log } = ctx.services;
-  runner.execute(id).then(
-    (outcome) => log.info({ runId: id, status: outcome.status }, 'run execution ended'),
-    (error: unknown) => {
-      if (error instanceof RunBusyError || error instanceof RunnerClosedError)
-        log.info({ runId: id, reason: (error as Error).message }, 'run not executed here');
-      else log.error({ err: error, runId: id }, 'run execution failed');
-    },
-  );
-}
-
-/**
- * A run validated and recorded by the runner's create (with the engine's name as its backend),
- * started on that engine under the same id. If the engine refuses it, the run ends failed.
- */
-async function handOver(ctx: ApiContext, id: string, external: ExternalBackend): Promise<void> {
-  const run = await ctx.services.store.getRun(id);
-  if (!run) throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: `run ${id} disappeared` });
+/** Runs a service call, its refusals turned into tRPC errors. */
+export async function viaService<T>(work: () => Promise<T>): Promise<T> {
   try {
-    await external.start({
-      runId: id,
-      flow: run.flow as unknown as Flow,
-      input: run.input,
-      ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-    });
+    return await work();
   } catch (error) {
-    const message = `${external.name} did not accept the run: ${error instanceof Error ? error.message : String(error)}`;
-    await ctx.services.store.updateRun(id, { status: 'failed', error: { name: 'BackendError', message } });
-    throw new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message });
+    throw serviceError(error);
   }
 }
 
@@ -135,27 +126,14 @@ export const runsRouter = router({
         const which = input.version === undefined ? `'${input.flowId}'` : `'${input.flowId}' version ${input.version}`;
         throw new TRPCError({ code: 'NOT_FOUND', message: `flowId: unknown flow ${which}` });
       }
-      const external =
-        input.backend && input.backend !== 'inprocess' ? ctx.services.backends.get(input.backend) : undefined;
-      if (input.backend && input.backend !== 'inprocess' && !external) {
-        const available = ['inprocess', ...ctx.services.backends.keys()].join(', ');
-        throw new TRPCError({
-          code: 'BAD_REQUEST',
-          message: `backend: ${input.backend} is not available (${backendSetting(input.backend)} is not set on the server); available: ${available}`,
-        });
-      }
-      let id: string;
-      try {
-        id = await ctx.services.runner.create(record.doc, (input.input ?? {}) as Json, {
-          ...(input.fixtures ? { fixtures: input.fixtures as never } : {}),
-          ...(external ? { backend: external.name } : {}),
-        });
-      } catch (error) {
-        throw creationError(error);
-      }
-      if (external) await handOver(ctx, id, external);
-      else executeInBackground(ctx, id);
-      return { runId: id };
+      return viaService(() =>
+        ctx.services.runs.start({
+          flow: record.doc,
+          input: (input.input ?? {}) as Json,
+          ...(input.fixtures ? { fixtures: input.fixtures as Fixtures } : {}),
+          ...(input.backend ? { backend: input.backend } : {}),
+        }),
+      );
     }),
 
   list: procedure
@@ -185,53 +163,26 @@ export const runsRouter = router({
   get: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);
     const events = await ctx.services.store.readEvents(run.id);
-    const link = ctx.services.backends.get(run.backend as ExternalBackendName)?.link(run.id);
+    const link = ctx.services.runs.link(run);
     return { run: { ...publicRun(run), flow: run.flow, ...(link ? { link } : {}) }, state: runState(events) };
   }),
 
   cancel: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
-    const target = await requireRun(ctx, input.runId);
-    const external = ctx.services.backends.get(target.backend as ExternalBackendName);
-    if (external) {
-      // The engine cancels the run; its cleanup records run.cancelled (the poller publishes it).
-      if (!isFinalStatus(target.status)) await external.cancel(target.id);
-      return { runId: target.id, status: target.status };
-    }
-    await ctx.services.runner.cancel(input.runId);
-    // A parked run (and its parked children) are cancelled by a direct store write: announce it.
-    await ctx.services.bus.refresh(input.runId);
-    for (const child of await ctx.services.store.listRuns({ parentRunId: input.runId }))
-      await ctx.services.bus.refresh(child.id);
-    const run = await requireRun(ctx, input.runId);
+    await requireRun(ctx, input.runId);
+    const run = await viaService(() => ctx.services.runs.cancel(input.runId));
     return { runId: run.id, status: run.status };
   }),
 
   resume: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
-    const run = await requireRun(ctx, input.runId);
-    if (isFinalStatus(run.status))
-      throw new TRPCError({ code: 'CONFLICT', message: `run '${run.id}' is ${run.status}; it cannot be resumed` });
-    // An external engine resumes its runs by itself (whenever a worker or the server is up).
-    if (!ctx.services.backends.has(run.backend as ExternalBackendName)) executeInBackground(ctx, run.id);
-    return { runId: run.id };
+    await requireRun(ctx, input.runId);
+    await viaService(() => ctx.services.runs.resume(input.runId));
+    return { runId: input.runId };
   }),
 
+  /** A new run of the same pinned flow version, input and fixtures, on the engine the original ran on. */
   rerun: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
-    const run = await requireRun(ctx, input.runId);
-    // On the engine the original ran on, when this server still has it.
-    const external = ctx.services.backends.get(run.backend as ExternalBackendName);
-    let id: string;
-    try {
-      // The pinned snapshot: the same flow version, whatever was saved since.
-      id = await ctx.services.runner.create(run.flow, run.input, {
-        ...(run.fixtures ? { fixtures: run.fixtures as never } : {}),
-        ...(external ? { backend: external.name } : {}),
-      });
-    } catch (error) {
-      throw creationError(error);
-    }
-    if (external) await handOver(ctx, id, external);
-    else executeInBackground(ctx, id);
-    return { runId: id };
+    await requireRun(ctx, input.runId);
+    return viaService(() => ctx.services.runs.rerun(input.runId));
   }),
 
   delete: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {

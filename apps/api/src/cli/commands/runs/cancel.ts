@@ -4,8 +4,8 @@ import type { ExternalBackendName } from '@weft/adapters/backends';
 import type { RunStore } from '@weft/adapters/store';
 import { isFinalStatus } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../../args.ts';
-import { openRunner } from '../../context.ts';
-import { BACKEND_LABEL, isExternalBackend, openCliBackend } from '../../external.ts';
+import { openCliRuntime, openStoreFromEnv, readEnv } from '../../context.ts';
+import { BACKEND_LABEL, isExternalBackend } from '../../external.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail } from '../../tree.ts';
@@ -48,19 +48,29 @@ export const runsCancelCommand: Command = {
       stderr.write(`${stderr.style('bold', '■ cancelled')} run ${result.runId} (${result.status})\n`);
       return EXIT.ok;
     }
-    const ctx = await openRunner();
+    const env = readEnv();
+    const store = await openStoreFromEnv(env);
+    const run = await getRunOrFail(store, args.positionals[0]!).catch(async (error) => {
+      await store.close();
+      throw error;
+    });
+    if (isFinalStatus(run.status)) {
+      await store.close();
+      stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
+      return EXIT.ok;
+    }
+    const runtime = await openCliRuntime({
+      env,
+      store,
+      external: isExternalBackend(run.backend) ? [run.backend] : [],
+    });
     try {
-      const run = await getRunOrFail(ctx.store, args.positionals[0]!);
-      if (isFinalStatus(run.status)) {
-        stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
-        return EXIT.ok;
-      }
-      if (isExternalBackend(run.backend)) return await cancelOnExternal(ctx.store, run.backend, run.id);
-      await ctx.runner.cancel(run.id);
+      await runtime.service.cancel(run.id);
+      if (isExternalBackend(run.backend)) return await awaitCancelled(store, run.backend, run.id);
       stderr.write(`${stderr.style('bold', '■ cancelled')} run ${run.id}\n`);
       return EXIT.ok;
     } finally {
-      await ctx.close();
+      await runtime.close();
     }
   },
 };
@@ -70,13 +80,7 @@ export const runsCancelCommand: Command = {
  * itself when a worker next runs it; Inngest runs none of the function's code, so its backend
  * records it at once.
  */
-async function cancelOnExternal(store: RunStore, name: ExternalBackendName, runId: string): Promise<number> {
-  const backend = await openCliBackend(name, { store });
-  try {
-    await backend.cancel(runId);
-  } finally {
-    await backend.close();
-  }
+async function awaitCancelled(store: RunStore, name: ExternalBackendName, runId: string): Promise<number> {
   const deadline = Date.now() + CANCEL_WAIT_MS;
   while (Date.now() < deadline) {
     const run = await store.getRun(runId);

@@ -1,12 +1,15 @@
 /**
- * `weft runs resume <runId>`: continues a run after a crash or a restart by replaying it
- * against its journal in this process. A run another live process executes is left alone.
+ * `weft runs resume <runId>`: continues a run after a crash or a restart through the run
+ * service (in-process: replayed against its journal here; Temporal and Inngest resume their
+ * own runs, and missed decisions are sent again). A run another live process executes is left
+ * alone.
  */
 import { isFinalStatus } from '@weft/engine';
 import { cliDecider, terminalIsInteractive } from '../../approvals.ts';
 import { type Command, parseCommandArgs } from '../../args.ts';
-import { openRunner, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
-import { driveRun } from '../../drive.ts';
+import { openCliRuntime, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
+import { isExternalBackend } from '../../external.ts';
+import { bookmarks, followRunTree } from '../../follow.ts';
 import { EXIT, stderr, stdout } from '../../output.ts';
 import { connect, followRun, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { getRunOrFail, rootOf } from '../../tree.ts';
@@ -64,11 +67,24 @@ export const runsResumeCommand: Command = {
     const target = isFinalStatus(root.status) ? run : root;
     const flowsDir = args.values.flows ?? (await recalledFlowsDir(env, root.id));
     const decider = cliDecider(new Map(), terminalIsInteractive());
-    const ctx = await openRunner({ env, store, flowsDir, decide: decider.decide });
+    const runtime = await openCliRuntime({
+      env,
+      store,
+      flowsDir: flowsDir ?? (isExternalBackend(root.backend) ? '.' : undefined),
+      decide: decider.decide,
+      external: isExternalBackend(root.backend) ? [root.backend] : [],
+    });
     try {
-      return await driveRun(ctx, root.id, () => ctx.runner.resume(target.id), { json: args.values.json === true });
+      const after = await bookmarks(store, root.id);
+      if (!isFinalStatus(target.status)) await runtime.service.resume(target.id);
+      return await followRunTree(runtime.service, root.id, {
+        after,
+        json: args.values.json === true,
+        settled: runtime.inprocess.settled(),
+        busy: () => runtime.busy(target.id),
+      });
     } finally {
-      await ctx.close();
+      await runtime.close();
     }
   },
 };

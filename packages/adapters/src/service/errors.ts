@@ -1,0 +1,52 @@
+/** What `RunService` refuses, each naming the run, step or backend concerned. */
+import type { ApprovalRecord, RunRecord } from '../store/types.ts';
+
+/** The run names a backend this process has not opened (or that does not exist). */
+export class BackendUnavailableError extends Error {
+  readonly backend: string;
+  readonly available: readonly string[];
+  constructor(backend: string, available: readonly string[], hint?: string) {
+    super(`backend: ${backend} is not available${hint ? ` (${hint})` : ''}; available: ${available.join(', ')}`);
+    this.name = 'BackendUnavailableError';
+    this.backend = backend;
+    this.available = available;
+  }
+}
+
+/** The backend did not accept a recorded run; the run has ended `failed` with this message. */
+export class BackendRefusedError extends Error {
+  constructor(backend: string, cause: unknown) {
+    super(`${backend} did not accept the run: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'BackendError';
+  }
+}
+
+export class ApprovalNotFoundError extends Error {
+  constructor(runId: string, stepId: string) {
+    super(`stepId: run '${runId}' has no approval at step '${stepId}'`);
+    this.name = 'ApprovalNotFoundError';
+  }
+}
+
+/** The approval was decided already (or timed out); `approval` says by whom and how. */
+export class ApprovalClosedError extends Error {
+  readonly approval: ApprovalRecord;
+  constructor(approval: ApprovalRecord) {
+    const verdict = approval.status === 'timed-out' ? 'timed out' : approval.status;
+    super(
+      `the approval at '${approval.stepId}' was already ${verdict}${approval.decidedBy ? ` by ${approval.decidedBy}` : ''}`,
+    );
+    this.name = 'ApprovalClosedError';
+    this.approval = approval;
+  }
+}
+
+/** The run has ended: it takes no decisions and cannot be resumed. */
+export class RunEndedError extends Error {
+  readonly run: RunRecord;
+  constructor(run: RunRecord, what: string) {
+    super(`run '${run.id}' is ${run.status}; ${what}`);
+    this.name = 'RunEndedError';
+    this.run = run;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The one place a run row is created from a flow document: the document is validated (host
+ * tools and the flows it may spawn in scope), the input is checked against the flow's JSON
+ * Schema and the size limit, and the row pins the exact flow version with its input. Root runs
+ * come here through `RunService.start`, in-process children through the runner's spawn; an
+ * external engine's children are recorded by backends/run-rows.ts from flows already checked.
+ */
+import { randomUUID } from 'node:crypto';
+import { checkInput, type Fixtures, type Flow, FlowInvalidError, type Json, validateFlow } from '@weft/engine';
+import type { FlowSource } from '../backends/flow-source.ts';
+import type { BackendName } from '../backends/run-backend.ts';
+import { InputInvalidError } from '../inprocess/errors.ts';
+import { checkInputSize } from '../inprocess/options.ts';
+import type { RunStore } from '../store/types.ts';
+
+export interface RunRules {
+  /** Where `spawn` and flow tools find other flows (for checking references). */
+  flows: FlowSource;
+  /** Names of tools the host application registered. */
+  hostTools: readonly string[];
+  /** Largest accepted input in bytes (default WEFT_MAX_INPUT_BYTES, else 1 MiB). */
+  maxInputBytes: number | undefined;
+}
+
+export interface NewRunRequest {
+  /** A flow document: validated here, never trusted. */
+  flow: unknown;
+  input: Json;
+  backend: BackendName;
+  fixtures?: Fixtures | undefined;
+  runId?: string | undefined;
+  parentRunId?: string | undefined;
+  parentStepId?: string | undefined;
+}
+
+export function newRunId(): string {
+  return `run_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+}
+
+/** Throws FlowInvalidError naming each problem's path. */
+export async function validatedFlow(doc: unknown, rules: RunRules): Promise<Flow> {
+  const result = validateFlow(doc, { hostTools: [...rules.hostTools], flows: await rules.flows.documents() });
+  if (!result.ok) throw new FlowInvalidError(result.errors);
+  return result.flow;
+}
+
+/** Validates and records a run; returns its id and the pinned flow. */
+export async function recordRun(
+  store: RunStore,
+  rules: RunRules,
+  request: NewRunRequest,
+): Promise<{ runId: string; flow: Flow }> {
+  const flow = await validatedFlow(request.flow, rules);
+  checkInputSize(request.input, rules.maxInputBytes);
+  const issues = checkInput(flow.input, request.input);
+  if (issues.length > 0) throw new InputInvalidError(issues);
+  const runId = request.runId ?? newRunId();
+  await store.createRun({
+    id: runId,
+    flowId: flow.id,
+    flowVersion: flow.version ?? 1,
+    flow: flow as unknown as Json,
+    input: request.input,
+    backend: request.backend,
+    fixtures: (request.fixtures ?? null) as Json,
+    parentRunId: request.parentRunId ?? null,
+    parentStepId: request.parentStepId ?? null,
+  });
+  return { runId, flow };
+}

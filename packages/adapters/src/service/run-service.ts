@@ -1,0 +1,195 @@
+/**
+ * The one place runs are created and steered, for the API's routers and the CLI alike (the
+ * CLI's `--server` path reaches the same service over tRPC): it validates and records a run,
+ * hands it to its backend (a refusal ends the run `failed` with the reason), records approval
+ * decisions (of concurrent ones exactly one wins, in the store) and forwards them, cancels and
+ * resumes. It never executes anything itself: every backend, in-process included, is a
+ * `RunBackend`.
+ */
+import { type Fixtures, type Flow, isFinalStatus, type Json } from '@weft/engine';
+import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
+import type { BackendName, RunBackend, RunDecision } from '../backends/run-backend.ts';
+import { UnknownRunError } from '../inprocess/errors.ts';
+import type { ApprovalRecord, JournalEntry, RunRecord, RunStore } from '../store/types.ts';
+import {
+  ApprovalClosedError,
+  ApprovalNotFoundError,
+  BackendRefusedError,
+  BackendUnavailableError,
+  RunEndedError,
+} from './errors.ts';
+import { type RunRules, recordRun } from './record-run.ts';
+
+export interface RunServiceOptions {
+  store: RunStore;
+  /** The backends this process can hand runs to; the first is the default. */
+  backends: readonly RunBackend[];
+  flows?: FlowSource;
+  hostTools?: readonly string[];
+  maxInputBytes?: number;
+  /** Why a backend that is not open is missing, for the error (e.g. the setting to set). */
+  unavailableHint?: (backend: string) => string | undefined;
+}
+
+export interface StartRunRequest {
+  /** A flow document (validated here). */
+  flow: unknown;
+  input?: Json;
+  fixtures?: Fixtures;
+  /** Default: the service's first backend. */
+  backend?: BackendName;
+  runId?: string;
+  /** Journal entries to answer calls with instead of executing them (see RunHandOver.seed). */
+  seed?: readonly JournalEntry[];
+}
+
+export interface DecisionRequest {
+  approved: boolean;
+  by: string | null;
+  comment?: string | null;
+}
+
+export class RunService {
+  readonly store: RunStore;
+  readonly #backends = new Map<string, RunBackend>();
+  readonly #rules: RunRules;
+  readonly #hint: RunServiceOptions['unavailableHint'];
+
+  constructor(options: RunServiceOptions) {
+    this.store = options.store;
+    for (const backend of options.backends) this.#backends.set(backend.name, backend);
+    this.#rules = {
+      flows: options.flows ?? memoryFlowSource([]),
+      hostTools: options.hostTools ?? [],
+      maxInputBytes: options.maxInputBytes,
+    };
+    this.#hint = options.unavailableHint;
+  }
+
+  /** The names of the backends this service hands runs to, the default first. */
+  get backendNames(): BackendName[] {
+    return [...this.#backends.keys()] as BackendName[];
+  }
+
+  backend(name: string): RunBackend {
+    const backend = this.#backends.get(name);
+    if (!backend) throw new BackendUnavailableError(name, this.backendNames, this.#hint?.(name));
+    return backend;
+  }
+
+  has(name: string): boolean {
+    return this.#backends.has(name);
+  }
+
+  /**
+   * Validates and records the run, then hands it to its backend. Throws FlowInvalidError,
+   * InputInvalidError or InputTooLargeError before anything is recorded; BackendRefusedError
+   * after the run has been ended `failed` with the reason.
+   */
+  async start(request: StartRunRequest): Promise<{ runId: string }> {
+    const backend = this.backend(request.backend ?? this.backendNames[0] ?? 'inprocess');
+    const { runId, flow } = await recordRun(this.store, this.#rules, {
+      flow: request.flow,
+      input: request.input ?? {},
+      backend: backend.name,
+      fixtures: request.fixtures,
+      runId: request.runId,
+    });
+    await this.#handOver(
+      backend,
+      { runId, flow, input: request.input ?? {}, fixtures: request.fixtures },
+      request.seed,
+    );
+    return { runId };
+  }
+
+  /** Starts a new run of a past run's pinned flow, input and fixtures, on the same backend. */
+  async rerun(runId: string): Promise<{ runId: string }> {
+    const run = await this.#run(runId);
+    return this.start({
+      flow: run.flow,
+      input: run.input,
+      ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
+      backend: run.backend as BackendName,
+    });
+  }
+
+  /**
+   * Records a decision on a pending approval and delivers it to the run's backend. Exactly one
+   * of concurrent decisions is recorded; the others get ApprovalClosedError naming the winner.
+   */
+  async decide(runId: string, stepId: string, decision: DecisionRequest): Promise<ApprovalRecord> {
+    const run = await this.#run(runId);
+    const approval = await this.store.getApproval(runId, stepId);
+    if (!approval) throw new ApprovalNotFoundError(runId, stepId);
+    if (approval.status !== 'pending') throw new ApprovalClosedError(approval);
+    if (isFinalStatus(run.status)) throw new RunEndedError(run, 'it takes no decisions');
+    const backend = this.backend(run.backend);
+    const recorded: RunDecision = {
+      stepId,
+      approved: decision.approved,
+      by: decision.by,
+      comment: decision.comment ?? null,
+    };
+    const accepted = await this.store.resolveApproval(runId, stepId, {
+      status: decision.approved ? 'approved' : 'rejected',
+      by: recorded.by,
+      comment: recorded.comment,
+      at: Date.now(),
+    });
+    const now = await this.store.getApproval(runId, stepId);
+    if (!accepted) throw new ApprovalClosedError(now ?? approval);
+    await backend.decide(runId, recorded);
+    return now ?? approval;
+  }
+
+  /** Cancels a run that has not ended (and its child runs); returns the run as it stands. */
+  async cancel(runId: string): Promise<RunRecord> {
+    const run = await this.#run(runId);
+    if (!isFinalStatus(run.status)) await this.backend(run.backend).cancel(runId);
+    return this.#run(runId);
+  }
+
+  /** Continues a run that has not ended: after a crash, a restart, or a missed wake-up. */
+  async resume(runId: string): Promise<void> {
+    const run = await this.#run(runId);
+    if (isFinalStatus(run.status)) throw new RunEndedError(run, 'it cannot be resumed');
+    await this.backend(run.backend).resume(runId);
+  }
+
+  /** Where the run's engine shows it in its own UI, when it has one. */
+  link(run: Pick<RunRecord, 'id' | 'backend'>): string | undefined {
+    return this.#backends.get(run.backend)?.link(run.id);
+  }
+
+  async close(): Promise<void> {
+    for (const backend of [...this.#backends.values()].reverse()) await backend.close().catch(() => undefined);
+  }
+
+  async #handOver(
+    backend: RunBackend,
+    run: { runId: string; flow: Flow; input: Json; fixtures: Fixtures | undefined },
+    seed: readonly JournalEntry[] | undefined,
+  ): Promise<void> {
+    try {
+      if (seed && seed.length > 0) await this.store.commit([{ runId: run.runId, journal: [...seed], events: [] }]);
+      await backend.start({
+        runId: run.runId,
+        flow: run.flow,
+        input: run.input,
+        ...(run.fixtures ? { fixtures: run.fixtures } : {}),
+        ...(seed && seed.length > 0 ? { seed } : {}),
+      });
+    } catch (cause) {
+      const error = new BackendRefusedError(backend.name, cause);
+      await this.store.updateRun(run.runId, { status: 'failed', error: { name: error.name, message: error.message } });
+      throw error;
+    }
+  }
+
+  async #run(runId: string): Promise<RunRecord> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new UnknownRunError(runId);
+    return run;
+  }
+}
