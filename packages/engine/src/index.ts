@@ -24,6 +24,36 @@ export {
   type ShapeIssue,
 } from './json-shape.ts';
 export { CREDENTIAL_NAME, isCredentialHeader, REDACTED } from './steps/http.ts';
-export { STEP_TYPES, type Step, type StepType, stepSchema } from './steps/registry.ts';
+export {
+  BASE_FIELDS,
+  type BodyName,
+  type BodyScope,
+  bodyNames,
+  type ChildRuns,
+  type EditorInfo,
+  EXPRESSION_KINDS,
+  type FieldKind,
+  type FieldSpec,
+  RETRY_FIELDS,
+  STEP_LIST_KINDS,
+  type StepIcon,
+  type StepManifest,
+  type StepShape,
+} from './steps/manifest.ts';
+export {
+  type ChildList,
+  childLists,
+  fieldSpec,
+  isStepType,
+  manifestOf,
+  STEP_MANIFESTS,
+  STEP_TYPES,
+  type Step,
+  type StepField,
+  type StepOf,
+  type StepType,
+  stepFieldSpecs,
+  stepSchema,
+} from './steps/registry.ts';
 export { formatPath, type ValidationIssue } from './validate/issues.ts';
 export { type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';

@@ -1,64 +1,22 @@
 /**
- * What import reads where: the kind of value each step config field holds (the IR step schemas,
- * field by field), the positional forms, and the names a nested body may destructure.
+ * What import reads where. The kind of value each step config field holds, the positional
+ * forms and a body's extra names are the step manifests' (`@weft/engine`); this file keeps only
+ * what is about code: the names a nested body or a condition may destructure.
  */
-import type { StepType } from '@weft/engine';
+import type { BodyScope } from '@weft/engine';
 
-export type FieldKind =
-  | 'json'
-  | 'text'
-  | 'expr'
-  | 'value'
-  | 'headers'
-  | 'code'
-  | 'cases'
-  | 'body'
-  | 'branches'
-  | 'while'
-  | 'name';
+/** What every nested body receives. */
+const BODY_NAMES = ['step', 'steps', 'input'];
 
-export const COMMON: Record<string, FieldKind> = { name: 'name', retry: 'json', timeout: 'json' };
+/** The names a body may destructure: what every body gets plus its step type's own (a map's item). */
+export function bodyParamNames(body: BodyScope | undefined): ReadonlySet<string> {
+  return new Set([...BODY_NAMES, ...(body?.names ?? []).map((entry) => entry.name)]);
+}
 
-/** What each config field holds, per step type (the IR step schemas, field by field). */
-export const FIELDS: { [T in StepType]: Record<string, FieldKind> } = {
-  llm: {
-    model: 'json',
-    system: 'text',
-    prompt: 'text',
-    messages: 'expr',
-    tools: 'json',
-    maxSteps: 'json',
-    schema: 'json',
-  },
-  tool: { tool: 'json', args: 'value' },
-  code: { source: 'code', args: 'value' },
-  http: { method: 'json', url: 'text', headers: 'headers', body: 'value' },
-  transform: { value: 'value' },
-  branch: { cases: 'cases', else: 'body' },
-  parallel: { branches: 'branches' },
-  map: { items: 'expr', as: 'json', concurrency: 'json', steps: 'body' },
-  loop: { while: 'while', maxIterations: 'json', steps: 'body' },
-  approval: { prompt: 'text', onTimeout: 'json' },
-  spawn: { flow: 'json', input: 'value' },
-  sleep: { duration: 'json' },
-  fail: { message: 'text' },
-};
-
-/** Positional forms the code-first API also accepts: `step.tool('id', 'name', args)`. */
-export const POSITIONAL: Partial<Record<StepType, [string, string?]>> = {
-  tool: ['tool', 'args'],
-  code: ['source', 'args'],
-  spawn: ['flow', 'input'],
-  sleep: ['duration'],
-  fail: ['message'],
-};
-
-/** The names each kind of body may destructure from its argument. */
-export const BODY_NAMES: Record<'plain' | 'map' | 'loop', ReadonlySet<string>> = {
-  plain: new Set(['step', 'steps', 'input']),
-  map: new Set(['step', 'steps', 'input', 'item', 'index']),
-  loop: new Set(['step', 'steps', 'input', 'iteration']),
-};
+/** The names a condition function may destructure: a loop's `while` also sees its body's names. */
+export function conditionParamNames(body: BodyScope | undefined): ReadonlySet<string> {
+  return new Set(['steps', ...(body?.names ?? []).map((entry) => entry.name), 'input']);
+}
 
 /**
  * Names a map body cannot bind its item to: the body's other parameters, and names whose

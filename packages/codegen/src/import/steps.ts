@@ -1,14 +1,23 @@
 /**
  * Statements back into IR steps. A body is a list of `await step.<type>('id', { … })`
  * statements, the last of which may be returned; its config is read field by field with the
- * kind of value the IR holds there (`FIELDS`). Anything the IR cannot express is an error at
+ * kind of value the IR holds there (the step manifest's field kinds). Anything the IR cannot express is an error at
  * its line: control flow written in JavaScript, a dynamic id, a step call inside try/catch.
  */
-import { EXPR_HELPERS, STEP_TYPES, type StepType } from '@weft/engine';
+import {
+  type BodyScope,
+  EXPR_HELPERS,
+  type FieldSpec,
+  fieldSpec,
+  isStepType,
+  manifestOf,
+  STEP_TYPES,
+  type StepType,
+} from '@weft/engine';
 import ts from 'typescript';
 import { codeSourceFromTypeScript } from '../emit/code-params.ts';
 import { type ExpressionReader, propertyName, unwrap } from './expressions.ts';
-import { BODY_NAMES, COMMON, FIELDS, type FieldKind, POSITIONAL, UNBINDABLE } from './fields.ts';
+import { bodyParamNames, conditionParamNames, UNBINDABLE } from './fields.ts';
 import type { Issues } from './issues.ts';
 
 export interface StepReaderContext {
@@ -84,10 +93,11 @@ export class StepReader {
   step(call: ts.CallExpression, statement: ts.Statement): unknown {
     const { issues } = this.#ctx;
     const method = (call.expression as ts.PropertyAccessExpression).name.text;
-    if (!(STEP_TYPES as readonly string[]).includes(method)) {
+    if (!isStepType(method)) {
       return issues.at(call.expression, `step.${method} is not a step type; the types are ${STEP_TYPES.join(', ')}`);
     }
-    const type = method as StepType;
+    const type = method;
+    const manifest = manifestOf(type);
     const [idNode, configNode, third] = call.arguments;
     if (idNode === undefined || !(ts.isStringLiteral(idNode) || ts.isNoSubstitutionTemplateLiteral(idNode))) {
       return issues.at(
@@ -105,12 +115,15 @@ export class StepReader {
     const config = unwrap(configNode);
     if (ts.isObjectLiteralExpression(config)) {
       if (third !== undefined) issues.at(third, 'unexpected argument after the config object');
-      // The body is read with the item's name, wherever `as` is written (a bad one is reported below).
+      // The body is read with the item's name, wherever its renaming field (a map's `as`) is
+      // written (a bad one is reported below).
+      const renamedBy = manifest.body?.renamedBy;
       const as = config.properties.find(
-        (property) => ts.isPropertyAssignment(property) && propertyName(property.name) === 'as',
+        (property) =>
+          renamedBy !== undefined && ts.isPropertyAssignment(property) && propertyName(property.name) === renamedBy,
       ) as ts.PropertyAssignment | undefined;
       const asText = as === undefined ? undefined : unwrap(as.initializer);
-      const mapItemName = asText !== undefined && ts.isStringLiteral(asText) ? asText.text : 'item';
+      const itemName = asText !== undefined && ts.isStringLiteral(asText) ? asText.text : manifest.body?.names[0]?.name;
       for (const property of config.properties) {
         const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
         if (key === undefined || !ts.isPropertyAssignment(property)) {
@@ -118,45 +131,50 @@ export class StepReader {
           continue;
         }
         // Own fields only: `constructor` is no field (and no kind) of any step.
-        const kind = Object.hasOwn(FIELDS[type], key)
-          ? FIELDS[type][key]
-          : Object.hasOwn(COMMON, key)
-            ? COMMON[key]
-            : undefined;
-        if (kind === undefined) {
+        const spec = fieldSpec(type, key);
+        if (spec === undefined) {
           issues.at(property.name, `step.${type} has no field '${key}'`);
           continue;
         }
-        const value = this.#field(kind, property.initializer, type, mapItemName);
+        const value =
+          key === 'name' ? this.#name(property.initializer) : this.#field(spec, property.initializer, type, itemName);
         if (value !== undefined) step[key] = value;
       }
     } else {
-      const positional = POSITIONAL[type];
-      if (!positional) return issues.at(configNode, `step.${type} takes a config object: step.${type}('${id}', { … })`);
-      step[positional[0]] = this.#field(FIELDS[type][positional[0]]!, configNode, type);
-      if (third !== undefined && positional[1])
-        step[positional[1]] = this.#field(FIELDS[type][positional[1]]!, third, type);
+      const [first, second] = manifest.positional ?? [];
+      if (first === undefined)
+        return issues.at(configNode, `step.${type} takes a config object: step.${type}('${id}', { … })`);
+      step[first] = this.#field(fieldSpec(type, first)!, configNode, type);
+      if (third !== undefined && second !== undefined)
+        step[second] = this.#field(fieldSpec(type, second)!, third, type);
     }
     return step;
   }
 
-  /** `mapItemName`: a map's `as` (its item's name in the flow), for its body. */
-  #field(kind: FieldKind, node: ts.Expression, type: StepType, mapItemName = 'item'): unknown {
+  /** A step's `name`: a string literal (code-first writes it as the comment above the step). */
+  #name(node: ts.Expression): string | undefined {
+    const inner = unwrap(node);
+    return ts.isStringLiteral(inner) ? inner.text : this.#ctx.issues.at(node, 'a step name must be a string literal');
+  }
+
+  /** One config value, read by its manifest kind. `itemName`: a map's `as` (its item's name in the flow), for its body. */
+  #field(spec: FieldSpec, node: ts.Expression, type: StepType, itemName?: string): unknown {
     const { expressions, issues } = this.#ctx;
-    switch (kind) {
-      case 'json':
+    const body = manifestOf(type).body;
+    switch (spec.kind) {
+      case 'literal':
+      case 'duration':
+      case 'model':
+      case 'json-schema':
         return expressions.json(node);
-      case 'name': {
-        const inner = unwrap(node);
-        return ts.isStringLiteral(inner) ? inner.text : issues.at(node, 'a step name must be a string literal');
-      }
-      case 'text':
+      case 'template':
         return expressions.text(node);
-      case 'expr':
+      case 'expression':
         return expressions.expression(node);
+      case 'args':
       case 'value':
         return expressions.value(node);
-      case 'headers': {
+      case 'template-record': {
         const inner = unwrap(node);
         if (!ts.isObjectLiteralExpression(inner)) return issues.at(node, 'headers must be an object literal');
         const headers: [string, unknown][] = [];
@@ -168,9 +186,9 @@ export class StepReader {
       }
       case 'code':
         return this.#codeSource(node);
-      case 'body':
-        return this.#body(node, type === 'map' ? 'map' : type === 'loop' ? 'loop' : 'plain', mapItemName);
-      case 'branches': {
+      case 'steps':
+        return this.#body(node, body, itemName);
+      case 'named-steps': {
         const inner = unwrap(node);
         if (!ts.isObjectLiteralExpression(inner))
           return issues.at(node, 'branches must be an object literal of functions');
@@ -178,7 +196,7 @@ export class StepReader {
         for (const property of inner.properties) {
           const key = expressions.key(property, 'each branch is `name: async ({ step }) => { … }`');
           if (key !== undefined)
-            branches.push([key, this.#body((property as ts.PropertyAssignment).initializer, 'plain')]);
+            branches.push([key, this.#body((property as ts.PropertyAssignment).initializer, undefined)]);
         }
         return Object.fromEntries(branches);
       }
@@ -187,8 +205,8 @@ export class StepReader {
         if (!ts.isArrayLiteralExpression(inner)) return issues.at(node, 'cases must be an array literal');
         return inner.elements.map((element) => this.#case(element));
       }
-      case 'while':
-        return this.#condition(node, new Set(['steps', 'iteration', 'input']));
+      case 'condition':
+        return this.#condition(node, conditionParamNames(body));
     }
   }
 
@@ -201,9 +219,9 @@ export class StepReader {
     for (const property of inner.properties) {
       const key = ts.isPropertyAssignment(property) ? propertyName(property.name) : undefined;
       if (key === 'when' && ts.isPropertyAssignment(property))
-        out.when = this.#condition(property.initializer, new Set(['steps', 'input']));
+        out.when = this.#condition(property.initializer, conditionParamNames(undefined));
       else if (key === 'steps' && ts.isPropertyAssignment(property))
-        out.steps = this.#body(property.initializer, 'plain');
+        out.steps = this.#body(property.initializer, undefined);
       else issues.at(property, 'a case has only `when` and `steps`');
     }
     return out;
@@ -226,18 +244,20 @@ export class StepReader {
   }
 
   /**
-   * `async ({ step, steps }) => { … }`: a nested step list. A map's body receives the item as
-   * `item` and may name it (`{ item: ticket }`): inside, that name reads the map's variable,
-   * whose name in the flow is `mapItemName` (the map's `as`).
+   * `async ({ step, steps }) => { … }`: a nested step list, receiving what every body does plus
+   * its type's own names (`scope`). A map's body receives the item as `item` and may name it
+   * (`{ item: ticket }`): inside, that name reads the map's variable, whose name in the flow is
+   * `itemName` (the map's `as`).
    */
-  #body(node: ts.Expression, kind: keyof typeof BODY_NAMES, mapItemName = 'item'): unknown[] | undefined {
+  #body(node: ts.Expression, scope: BodyScope | undefined, itemName?: string): unknown[] | undefined {
     const { issues, expressions } = this.#ctx;
     const fn = unwrap(node);
     if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn))
       return issues.at(node, 'a nested step list is a function: async ({ step, steps }) => { … }');
-    if (!this.#params(fn, BODY_NAMES[kind], kind === 'map')) return undefined;
-    const variable = kind === 'map' ? itemBinding(fn) : undefined;
-    if (variable !== undefined) expressions.bind(variable, mapItemName);
+    const renamable = scope?.renamedBy !== undefined;
+    if (!this.#params(fn, bodyParamNames(scope), renamable)) return undefined;
+    const variable = renamable ? itemBinding(fn) : undefined;
+    if (variable !== undefined) expressions.bind(variable, itemName ?? 'item');
     try {
       if (ts.isBlock(fn.body)) return this.block(fn.body.statements, false).steps;
       const call = stepCall(fn.body);

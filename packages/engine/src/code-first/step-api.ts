@@ -14,9 +14,10 @@ import type { StepHost } from '../interpreter/host.ts';
 import { Interpreter } from '../interpreter/interpret.ts';
 import type { Flow } from '../ir/flow.ts';
 import type { Json } from '../json.ts';
-import type { Step } from '../steps/registry.ts';
+import type { FieldSpec } from '../steps/manifest.ts';
+import { manifestOf, STEP_TYPES, type Step, type StepType } from '../steps/registry.ts';
 import { type CodeFunction, codeSourceOf } from './code-source.ts';
-import type { Body, BodyContext, CodeConfig, FlowSteps } from './types.ts';
+import type { Body, BodyContext, FlowSteps } from './types.ts';
 
 const BODY: unique symbol = Symbol('code-first body');
 type BodyList = Step[] & { [BODY]?: Body<never> };
@@ -75,46 +76,65 @@ export class CodeFirstInterpreter extends Interpreter {
       this.#used.add(path);
       return this.runStep(step as unknown as Step, prefix, scope, parentId) as Promise<never>;
     };
-    const positional = <K extends string>(key: K, first: unknown, rest?: Record<string, unknown>, restKey?: string) =>
-      typeof first === 'object' && first !== null
-        ? first
-        : { [key]: first, ...(rest && restKey ? { [restKey]: rest } : {}) };
-    return {
-      llm: (id, config) => run({ ...config, id, type: 'llm' }),
-      tool: (id: string, config: unknown, args?: Record<string, unknown>) =>
-        run({ ...positional('tool', config, args, 'args'), id, type: 'tool' }),
-      code: (id: string, config: unknown, args?: Record<string, unknown>) => {
-        const given = (
-          typeof config === 'object' && config !== null ? config : { source: config, ...(args ? { args } : {}) }
-        ) as CodeConfig;
-        const source = typeof given.source === 'function' ? codeSourceOf(given.source as CodeFunction) : given.source;
-        return run({ ...given, source, id, type: 'code' });
-      },
-      http: (id, request) => run({ ...request, id, type: 'http' }),
-      transform: (id, config) => run({ ...config, id, type: 'transform' }),
-      branch: (id, { cases, else: otherwise, ...config }) =>
-        run({
-          ...config,
-          cases: cases.map(({ when, steps }) => ({ when, steps: bodyList(steps) })),
-          ...(otherwise === undefined ? {} : { else: bodyList(otherwise) }),
-          id,
-          type: 'branch',
-        }),
-      parallel: (id, { branches, ...config }) =>
-        run({
-          ...config,
-          branches: Object.fromEntries(Object.entries(branches).map(([name, body]) => [name, bodyList(body)])),
-          id,
-          type: 'parallel',
-        }),
-      map: (id, config) => run({ ...config, steps: bodyList(config.steps as Body<never>), id, type: 'map' }),
-      loop: (id, config) => run({ ...config, steps: bodyList(config.steps as Body<never>), id, type: 'loop' }),
-      approval: (id, config) => run({ ...config, id, type: 'approval' }),
-      spawn: (id: string, config: unknown, input?: Record<string, unknown>) =>
-        run({ ...positional('flow', config, input, 'input'), id, type: 'spawn' }),
-      sleep: (id, config) => run({ ...positional('duration', config), id, type: 'sleep' }),
-      fail: (id, config) => run({ ...positional('message', config), id, type: 'fail' }),
+    const call = (type: StepType) => (id: string, first: unknown, second?: unknown) => {
+      const config = irConfig(type, first, second);
+      if (config === undefined)
+        return Promise.reject(
+          new NonRetryableError(`step.${type} takes a config object: step.${type}('${id}', { … })`),
+        );
+      return run({ ...config, id, type });
     };
+    return Object.fromEntries(STEP_TYPES.map((type) => [type, call(type)])) as unknown as FlowSteps;
+  }
+}
+
+/**
+ * The IR config of a `step.<type>(id, first, second)` call, read through the type's manifest:
+ * the positional shorthand names its fields, a nested step list (a function) becomes a marked
+ * list, and a code source given as a function becomes its text. Undefined when the call is
+ * neither a config object nor a shorthand the type has.
+ */
+function irConfig(type: StepType, first: unknown, second: unknown): Record<string, unknown> | undefined {
+  const manifest = manifestOf(type);
+  const [key, restKey] = manifest.positional ?? [];
+  let given: Record<string, unknown>;
+  if (typeof first === 'object' && first !== null) given = { ...first };
+  else if (key !== undefined) given = { [key]: first, ...(second && restKey ? { [restKey]: second } : {}) };
+  else return undefined;
+  for (const [field, spec] of Object.entries(manifest.fields as Record<string, FieldSpec>)) {
+    if (given[field] !== undefined) given[field] = irField(spec, given[field]);
+  }
+  return given;
+}
+
+/** One config value as the IR step holds it, by its field's kind. */
+function irField(spec: FieldSpec, value: unknown): unknown {
+  switch (spec.kind) {
+    case 'steps':
+      return bodyList(value as Body<never>);
+    case 'named-steps':
+      return Object.fromEntries(
+        Object.entries(value as Record<string, Body<never>>).map(([name, body]) => [name, bodyList(body)]),
+      );
+    case 'cases':
+      return (value as { when: unknown; steps: Body<never> }[]).map(({ when, steps }) => ({
+        when,
+        steps: bodyList(steps),
+      }));
+    case 'code':
+      return typeof value === 'function' ? codeSourceOf(value as CodeFunction) : value;
+    case 'expression':
+    case 'condition':
+    case 'template':
+    case 'template-record':
+    case 'args':
+    case 'value':
+    case 'duration':
+    case 'model':
+    case 'json-schema':
+    case 'literal':
+      // Real values: the handler's `resolve` passes them through (functions it calls).
+      return value;
   }
 }
 

@@ -2,7 +2,7 @@
  * A small deterministic top-to-bottom auto-layout for flows without saved positions. Children
  * of a container (map/loop) are positioned relative to the container, as @xyflow/react expects.
  */
-import type { Step } from '../steps/registry.ts';
+import { childLists, manifestOf, type Step } from '../steps/registry.ts';
 
 /**
  * A step node's box, the one definition both layouts use: this column layout and the editor's
@@ -24,9 +24,7 @@ export interface Size {
 
 /** The arms of a fan-out step (branch cases + else, parallel branches), in order. */
 export function fanOutArms(step: Step): readonly (readonly Step[])[] {
-  if (step.type === 'branch') return [...step.cases.map((c) => c.steps), ...(step.else ? [step.else] : [])];
-  if (step.type === 'parallel') return Object.values(step.branches);
-  return [];
+  return manifestOf(step.type).editor.shape === 'fan-out' ? childLists(step).map((list) => list.steps) : [];
 }
 
 /** The box a container node is drawn as. */
@@ -40,8 +38,9 @@ export function containerSize(body: readonly Step[]): Size {
 
 /** The box a step takes in its column, including a fan-out's arms and merge/join node. */
 export function stepSize(step: Step): Size {
-  if (step.type === 'map' || step.type === 'loop') return containerSize(step.steps);
-  if (step.type === 'branch' || step.type === 'parallel') {
+  const shape = manifestOf(step.type).editor.shape;
+  if (shape === 'container') return containerSize(childLists(step)[0]?.steps ?? []);
+  if (shape === 'fan-out') {
     const arms = fanOutArms(step).map(listSize);
     const armsWidth = arms.reduce((sum, arm) => sum + arm.width, 0) + GAP_X * Math.max(0, arms.length - 1);
     const armsHeight = Math.max(0, ...arms.map((arm) => arm.height));

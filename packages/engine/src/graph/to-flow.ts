@@ -1,6 +1,7 @@
 /** Graph → IR: compiles a canvas graph into structured IR (conventions in compile.ts). */
 import type { Flow } from '../ir/flow.ts';
-import { STEP_TYPES, type Step, type StepType } from '../steps/registry.ts';
+import type { StepShape } from '../steps/manifest.ts';
+import { isStepType, manifestOf, STEP_TYPES, type Step, type StepType } from '../steps/registry.ts';
 import { type ValidateOptions, validateFlow } from '../validate/validate.ts';
 import { BODY_HANDLE, caseHandle, ELSE_HANDLE, END_NODE_ID, joinNodeId, mergeNodeId } from './ids.ts';
 import type { FlowGraph, GraphEdge, GraphIssue, GraphNode } from './types.ts';
@@ -10,10 +11,11 @@ type Position = { x: number; y: number };
 export type GraphToFlowResult = { ok: true; flow: Flow } | { ok: false; errors: GraphIssue[] };
 
 const STEP_TYPE_SET: ReadonlySet<string> = new Set(STEP_TYPES);
-const isContainer = (node: GraphNode | undefined): boolean =>
-  node?.kind === 'step' && (node.stepType === 'map' || node.stepType === 'loop');
-const isFanOut = (node: GraphNode | undefined): boolean =>
-  node?.kind === 'step' && (node.stepType === 'branch' || node.stepType === 'parallel');
+/** How the canvas draws a node's step type (its manifest's shape); undefined for other nodes. */
+const shapeOf = (node: GraphNode | undefined): StepShape | undefined =>
+  node?.kind === 'step' && isStepType(node.stepType) ? manifestOf(node.stepType).editor.shape : undefined;
+const isContainer = (node: GraphNode | undefined): boolean => shapeOf(node) === 'container';
+const isFanOut = (node: GraphNode | undefined): boolean => shapeOf(node) === 'fan-out';
 const label = (id: string): string => `'${id}'`;
 
 /** Compiles the canvas graph into a flow; `options` go to `validateFlow` (e.g. the host's tool names). */

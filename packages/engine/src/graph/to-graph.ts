@@ -1,7 +1,8 @@
 /** IR → graph: draws a flow on the canvas (conventions in compile.ts). */
 import type { Flow } from '../ir/flow.ts';
 import type { Json } from '../json.ts';
-import type { Step } from '../steps/registry.ts';
+import type { FieldSpec } from '../steps/manifest.ts';
+import { manifestOf, type Step } from '../steps/registry.ts';
 import {
   BODY_HANDLE,
   caseHandle,
@@ -30,20 +31,11 @@ type Position = { x: number; y: number };
 /** The step's fields for its node: all but `id`, `type` and nested step lists (branch cases keep `when`). */
 export function stepConfig(step: Step): Record<string, Json> {
   const { id: _id, type: _type, ...rest } = step as unknown as Record<string, Json>;
-  switch (step.type) {
-    case 'branch':
-      rest.cases = step.cases.map(({ steps: _steps, ...branchCase }) => branchCase as Record<string, Json>);
-      delete rest.else;
-      break;
-    case 'parallel':
-      delete rest.branches;
-      break;
-    case 'map':
-    case 'loop':
-      delete rest.steps;
-      break;
-    default:
-      break;
+  for (const [field, spec] of Object.entries(manifestOf(step.type).fields as Record<string, FieldSpec>)) {
+    if (spec.kind === 'steps' || spec.kind === 'named-steps') delete rest[field];
+    // A case keeps its condition in the node's config; its arm is drawn as an edge.
+    if (spec.kind === 'cases' && Array.isArray(rest[field]))
+      rest[field] = (rest[field] as Record<string, Json>[]).map(({ steps: _steps, ...branchCase }) => branchCase);
   }
   return rest;
 }

@@ -7,6 +7,7 @@ import { NonRetryableError } from '../errors.ts';
 import type { StepHandler } from '../interpreter/context.ts';
 import { baseStepShape, durationSchema, templateSchema } from '../ir/common.ts';
 import { durationMs } from '../ir/duration.ts';
+import type { StepManifest } from './manifest.ts';
 
 export const approvalStepSchema = z.strictObject({
   ...baseStepShape,
@@ -18,7 +19,7 @@ export const approvalStepSchema = z.strictObject({
 });
 export type ApprovalStep = z.infer<typeof approvalStepSchema>;
 
-export const approvalHandler: StepHandler<ApprovalStep, { prompt: string }> = {
+const approvalHandler: StepHandler<ApprovalStep, { prompt: string }> = {
   describeInput(step, ctx) {
     return { prompt: String(ctx.resolve(step.prompt)) };
   },
@@ -51,5 +52,25 @@ export const approvalHandler: StepHandler<ApprovalStep, { prompt: string }> = {
       timedOut: outcome.kind === 'timed-out',
     });
     return result;
+  },
+};
+
+/** Everything `approval` means, for the registry, the validator, code-first, codegen and the editor. */
+export const approvalStep: StepManifest<ApprovalStep> = {
+  type: 'approval',
+  schema: approvalStepSchema,
+  handler: approvalHandler,
+  fields: {
+    prompt: { kind: 'template', multiline: true },
+    // The wait for a decision, not a call timeout: the editor shows it with the prompt.
+    timeout: { kind: 'duration' },
+    onTimeout: { kind: 'literal' },
+  },
+  editor: {
+    label: 'Approval',
+    icon: 'check',
+    description: 'Pause until a person approves or rejects.',
+    shape: 'node',
+    defaults: { prompt: 'Continue?' },
   },
 };

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { StepHandler } from '../interpreter/context.ts';
 import { baseStepShape, exprSchema } from '../ir/common.ts';
+import type { StepManifest } from './manifest.ts';
 import {
   type OptionalStepListSchema,
   optionalStepListSchema,
@@ -29,7 +30,7 @@ export const branchStepSchema = z.strictObject({
 });
 export type BranchStep = z.infer<typeof branchStepSchema>;
 
-export const branchHandler: StepHandler<BranchStep, { arm: number | 'else' }> = {
+const branchHandler: StepHandler<BranchStep, { arm: number | 'else' }> = {
   describeInput(step, ctx) {
     const arm = step.cases.findIndex((branchCase) => Boolean(ctx.resolve(branchCase.when)));
     return { arm: arm === -1 ? 'else' : arm };
@@ -37,5 +38,24 @@ export const branchHandler: StepHandler<BranchStep, { arm: number | 'else' }> = 
   async execute(step, ctx, { arm }) {
     const steps = arm === 'else' ? (step.else ?? []) : step.cases[arm]!.steps;
     return ctx.runSteps(steps, `${ctx.path}/`, ctx.scope);
+  },
+};
+
+/** Everything `branch` means, for the registry, the validator, code-first, codegen and the editor. */
+export const branchStep: StepManifest<BranchStep> = {
+  type: 'branch',
+  schema: branchStepSchema,
+  handler: branchHandler,
+  fields: {
+    cases: { kind: 'cases' },
+    else: { kind: 'steps' },
+  },
+  childRuns: 'alternatives',
+  editor: {
+    label: 'Branch',
+    icon: 'diamond',
+    description: 'Take the first case whose condition holds, else the else arm.',
+    shape: 'fan-out',
+    defaults: { cases: [{ when: '=true' }] },
   },
 };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { StepHandler } from '../interpreter/context.ts';
 import { argsSchema, baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 
 export const codeStepSchema = z.strictObject({
   ...baseStepShape,
@@ -15,7 +16,7 @@ export const codeStepSchema = z.strictObject({
 });
 export type CodeStep = z.infer<typeof codeStepSchema>;
 
-export const codeHandler: StepHandler<CodeStep, { args: Json }> = {
+const codeHandler: StepHandler<CodeStep, { args: Json }> = {
   describeInput(step, ctx) {
     return { args: ctx.resolve(step.args ?? {}) };
   },
@@ -27,5 +28,24 @@ export const codeHandler: StepHandler<CodeStep, { args: Json }> = {
       { kind: 'code', input: { source: step.source, args: input.args, input: ctx.scope.input, steps } },
       ctx.policy,
     );
+  },
+};
+
+/** Everything `code` means, for the registry, the validator, code-first, codegen and the editor. */
+export const codeStep: StepManifest<CodeStep> = {
+  type: 'code',
+  schema: codeStepSchema,
+  handler: codeHandler,
+  fields: {
+    source: { kind: 'code' },
+    args: { kind: 'args' },
+  },
+  positional: ['source', 'args'],
+  editor: {
+    label: 'Code',
+    icon: 'braces',
+    description: 'Run sandboxed JavaScript on args, input and steps.',
+    shape: 'node',
+    defaults: { source: 'return args;', args: {} },
   },
 };

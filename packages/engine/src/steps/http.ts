@@ -17,6 +17,7 @@ import type { StepContext, StepHandler } from '../interpreter/context.ts';
 import type { HttpCallInput } from '../interpreter/host.ts';
 import { baseStepShape, templateSchema, valueSchema } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 
 export const httpStepSchema = z.strictObject({
   ...baseStepShape,
@@ -46,7 +47,7 @@ export function isCredentialHeader(name: string): boolean {
   return CREDENTIAL_NAME.test(name);
 }
 
-export const httpHandler: StepHandler<HttpStep, HttpCallInput> = {
+const httpHandler: StepHandler<HttpStep, HttpCallInput> = {
   describeInput(step, ctx) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(step.headers ?? {})) headers[name] = String(ctx.resolve(value));
@@ -69,6 +70,26 @@ export const httpHandler: StepHandler<HttpStep, HttpCallInput> = {
   },
   async execute(_step, ctx, input) {
     return ctx.host.run(ctx.path, { kind: 'http', input }, ctx.policy);
+  },
+};
+
+/** Everything `http` means, for the registry, the validator, code-first, codegen and the editor. */
+export const httpStep: StepManifest<HttpStep> = {
+  type: 'http',
+  schema: httpStepSchema,
+  handler: httpHandler,
+  fields: {
+    method: { kind: 'literal' },
+    url: { kind: 'template' },
+    headers: { kind: 'template-record' },
+    body: { kind: 'value' },
+  },
+  editor: {
+    label: 'HTTP',
+    icon: 'exchange',
+    description: 'Make an HTTP request and keep status, headers and body.',
+    shape: 'node',
+    defaults: { method: 'GET', url: 'https://example.com' },
   },
 };
 

@@ -12,6 +12,7 @@ import { settleAll } from '../interpreter/settle.ts';
 import { callTool, toolSpec } from '../interpreter/tools.ts';
 import { baseStepShape, exprSchema, jsonSchemaSchema, templateSchema } from '../ir/common.ts';
 import { isJsonObject, type Json, type JsonObject, ownEntry } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 
 /** The built-in providers (a server may add more; see the adapters' model registry). */
 export const MODEL_PROVIDERS = ['openai', 'anthropic', 'local', 'mock'] as const;
@@ -44,7 +45,7 @@ interface LlmInput {
   tools: string[];
 }
 
-export const llmHandler: StepHandler<LlmStep, LlmInput> = {
+const llmHandler: StepHandler<LlmStep, LlmInput> = {
   describeInput(step, ctx) {
     const messages: ModelMessage[] = [];
     if (step.messages !== undefined) {
@@ -94,6 +95,36 @@ export const llmHandler: StepHandler<LlmStep, LlmInput> = {
     };
     if (last?.object !== undefined) output.object = last.object;
     return output;
+  },
+};
+
+/** Everything `llm` means, for the registry, the validator, code-first, codegen and the editor. */
+export const llmStep: StepManifest<LlmStep> = {
+  type: 'llm',
+  schema: llmStepSchema,
+  handler: llmHandler,
+  fields: {
+    model: { kind: 'model' },
+    system: { kind: 'template', multiline: true },
+    prompt: { kind: 'template', multiline: true },
+    messages: { kind: 'expression' },
+    tools: { kind: 'literal' },
+    maxSteps: { kind: 'literal' },
+    schema: { kind: 'json-schema' },
+  },
+  check(step, checks) {
+    if (step.prompt === undefined && step.messages === undefined)
+      checks.issue(['prompt'], 'an llm step needs a prompt or messages');
+    (step.tools ?? []).forEach((name, index) => {
+      checks.tool(name, ['tools', index]);
+    });
+  },
+  editor: {
+    label: 'LLM',
+    icon: 'sparkles',
+    description: 'Ask a model; with tools and maxSteps it is an agent loop.',
+    shape: 'node',
+    defaults: { model: 'mock:echo', prompt: '{{ input.text }}' },
   },
 };
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { childScope, type Scope, type StepHandler } from '../interpreter/context.ts';
 import { baseStepShape, exprSchema } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 import { type StepListSchema, stepListSchema } from './step-list.ts';
 
 export const DEFAULT_MAX_ITERATIONS = 100;
@@ -23,7 +24,7 @@ export const loopStepSchema = z.strictObject({
 });
 export type LoopStep = z.infer<typeof loopStepSchema>;
 
-export const loopHandler: StepHandler<LoopStep> = {
+const loopHandler: StepHandler<LoopStep> = {
   async execute(step, ctx) {
     const max = step.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     let previous: Scope = ctx.scope;
@@ -35,5 +36,26 @@ export const loopHandler: StepHandler<LoopStep> = {
       previous = scope;
     }
     return output;
+  },
+};
+
+/** Everything `loop` means, for the registry, the validator, code-first, codegen and the editor. */
+export const loopStep: StepManifest<LoopStep> = {
+  type: 'loop',
+  schema: loopStepSchema,
+  handler: loopHandler,
+  fields: {
+    while: { kind: 'condition' },
+    maxIterations: { kind: 'literal' },
+    steps: { kind: 'steps' },
+  },
+  childRuns: 'repeated',
+  body: { names: [{ name: 'iteration', detail: 'the iteration' }] },
+  editor: {
+    label: 'Loop',
+    icon: 'repeat',
+    description: 'Repeat the body while a condition holds.',
+    shape: 'container',
+    defaults: { while: '=false', maxIterations: 3 },
   },
 };

@@ -10,6 +10,7 @@ import { childScope, type StepHandler } from '../interpreter/context.ts';
 import { settleAll } from '../interpreter/settle.ts';
 import { baseStepShape, exprSchema } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 import { type StepListSchema, stepListSchema } from './step-list.ts';
 
 export const MAX_MAP_ITEMS = 10_000;
@@ -33,7 +34,7 @@ export const mapStepSchema = z.strictObject({
 });
 export type MapStep = z.infer<typeof mapStepSchema>;
 
-export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
+const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
   describeInput(step, ctx) {
     const items = ctx.resolve(step.items);
     if (!Array.isArray(items)) throw new NonRetryableError(`map items must be an array, got ${typeOf(items)}`);
@@ -64,6 +65,34 @@ export const mapHandler: StepHandler<MapStep, { items: Json[] }> = {
     const width = Math.min(step.concurrency ?? DEFAULT_MAP_CONCURRENCY, items.length);
     await settleAll(Array.from({ length: width }, worker));
     return results;
+  },
+};
+
+/** Everything `map` means, for the registry, the validator, code-first, codegen and the editor. */
+export const mapStep: StepManifest<MapStep> = {
+  type: 'map',
+  schema: mapStepSchema,
+  handler: mapHandler,
+  fields: {
+    items: { kind: 'expression' },
+    as: { kind: 'literal' },
+    concurrency: { kind: 'literal' },
+    steps: { kind: 'steps' },
+  },
+  childRuns: 'repeated',
+  body: {
+    names: [
+      { name: DEFAULT_ITEM_NAME, detail: 'the current item' },
+      { name: 'index', detail: 'the current index' },
+    ],
+    renamedBy: 'as',
+  },
+  editor: {
+    label: 'Map',
+    icon: 'ellipsis',
+    description: 'Run the body once per item of a list.',
+    shape: 'container',
+    defaults: { items: '=[]' },
   },
 };
 

@@ -5,6 +5,7 @@ import { childScope, type StepHandler } from '../interpreter/context.ts';
 import { settleAll } from '../interpreter/settle.ts';
 import { baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 import { type StepListSchema, stepListSchema } from './step-list.ts';
 
 const branchNameSchema = z
@@ -21,7 +22,7 @@ export const parallelStepSchema = z.strictObject({
 });
 export type ParallelStep = z.infer<typeof parallelStepSchema>;
 
-export const parallelHandler: StepHandler<ParallelStep> = {
+const parallelHandler: StepHandler<ParallelStep> = {
   async execute(step, ctx) {
     // Each branch works in its own copy of the scope, so what one branch sees never depends on
     // how fast another runs (a `code` step receives every visible output: that must replay
@@ -37,5 +38,23 @@ export const parallelHandler: StepHandler<ParallelStep> = {
       result[name] = outputs[index]!;
     });
     return result;
+  },
+};
+
+/** Everything `parallel` means, for the registry, the validator, code-first, codegen and the editor. */
+export const parallelStep: StepManifest<ParallelStep> = {
+  type: 'parallel',
+  schema: parallelStepSchema,
+  handler: parallelHandler,
+  fields: {
+    branches: { kind: 'named-steps' },
+  },
+  childRuns: 'concurrent',
+  editor: {
+    label: 'Parallel',
+    icon: 'parallel',
+    description: 'Run named branches at once, then re-join.',
+    shape: 'fan-out',
+    defaults: {},
   },
 };

@@ -5,6 +5,7 @@ import type { StepHandler } from '../interpreter/context.ts';
 import { parseFlowRef } from '../interpreter/flow-ref.ts';
 import { argsSchema, baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 
 export const spawnStepSchema = z.strictObject({
   ...baseStepShape,
@@ -17,7 +18,7 @@ export const spawnStepSchema = z.strictObject({
 });
 export type SpawnStep = z.infer<typeof spawnStepSchema>;
 
-export const spawnHandler: StepHandler<SpawnStep, { flow: string; input: Json }> = {
+const spawnHandler: StepHandler<SpawnStep, { flow: string; input: Json }> = {
   describeInput(step, ctx) {
     return { flow: step.flow, input: ctx.resolve(step.input ?? {}) };
   },
@@ -25,5 +26,27 @@ export const spawnHandler: StepHandler<SpawnStep, { flow: string; input: Json }>
     const ref = parseFlowRef(step.flow);
     if (!ref) throw new NonRetryableError(`'${step.flow}' is not a flow reference`);
     return ctx.host.spawn(ctx.path, ref, input.input);
+  },
+};
+
+/** Everything `spawn` means, for the registry, the validator, code-first, codegen and the editor. */
+export const spawnStep: StepManifest<SpawnStep> = {
+  type: 'spawn',
+  schema: spawnStepSchema,
+  handler: spawnHandler,
+  fields: {
+    flow: { kind: 'literal' },
+    input: { kind: 'args' },
+  },
+  positional: ['flow', 'input'],
+  check(step, checks) {
+    checks.flowRef(step.flow, ['flow']);
+  },
+  editor: {
+    label: 'Spawn',
+    icon: 'external',
+    description: 'Run another flow as a child and use its output.',
+    shape: 'node',
+    defaults: { flow: 'other-flow' },
   },
 };

@@ -4,6 +4,7 @@ import type { StepHandler } from '../interpreter/context.ts';
 import { callTool } from '../interpreter/tools.ts';
 import { argsSchema, baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
+import type { StepManifest } from './manifest.ts';
 
 export const toolStepSchema = z.strictObject({
   ...baseStepShape,
@@ -13,11 +14,33 @@ export const toolStepSchema = z.strictObject({
 });
 export type ToolStep = z.infer<typeof toolStepSchema>;
 
-export const toolHandler: StepHandler<ToolStep, { tool: string; args: Json }> = {
+const toolHandler: StepHandler<ToolStep, { tool: string; args: Json }> = {
   describeInput(step, ctx) {
     return { tool: step.tool, args: ctx.resolve(step.args ?? {}) };
   },
   async execute(step, ctx, input) {
     return callTool(step.tool, input.args, ctx.path, ctx);
+  },
+};
+
+/** Everything `tool` means, for the registry, the validator, code-first, codegen and the editor. */
+export const toolStep: StepManifest<ToolStep> = {
+  type: 'tool',
+  schema: toolStepSchema,
+  handler: toolHandler,
+  fields: {
+    tool: { kind: 'literal' },
+    args: { kind: 'args' },
+  },
+  positional: ['tool', 'args'],
+  check(step, checks) {
+    checks.tool(step.tool, ['tool']);
+  },
+  editor: {
+    label: 'Tool',
+    icon: 'wrench',
+    description: 'Call a registered tool with arguments.',
+    shape: 'node',
+    defaults: { tool: 'echo', args: {} },
   },
 };

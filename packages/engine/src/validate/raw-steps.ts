@@ -3,6 +3,7 @@
  * the schema: to refuse absurd nesting before the recursive schema could overflow the stack,
  * and to still report duplicate ids when the schema fails, so one bad field does not hide them.
  */
+import { rawChildLists } from '../steps/registry.ts';
 import { formatPath, type JsonPath, stepIdAt, type ValidationIssue } from './issues.ts';
 
 /** Deeper than any real flow, and far from where the recursive schema would overflow the stack. */
@@ -29,19 +30,8 @@ function rawSteps(doc: unknown): { steps: RawStep[]; tooDeep: JsonPath | undefin
       const record = step as Record<string, unknown>;
       const at = [...path, index];
       found.push({ step: record, path: at, depth });
-      pending.push({ list: record.steps, path: [...at, 'steps'], depth: depth + 1 });
-      pending.push({ list: record.else, path: [...at, 'else'], depth: depth + 1 });
-      if (Array.isArray(record.cases)) {
-        record.cases.forEach((branchCase, caseIndex) => {
-          const caseSteps = (branchCase as { steps?: unknown } | null)?.steps;
-          pending.push({ list: caseSteps, path: [...at, 'cases', caseIndex, 'steps'], depth: depth + 1 });
-        });
-      }
-      const branches = record.branches;
-      if (typeof branches === 'object' && branches !== null && !Array.isArray(branches)) {
-        for (const [name, branch] of Object.entries(branches)) {
-          pending.push({ list: branch, path: [...at, 'branches', name], depth: depth + 1 });
-        }
+      for (const { path: inner, list } of rawChildLists(record)) {
+        pending.push({ list, path: [...at, ...inner], depth: depth + 1 });
       }
     });
   }

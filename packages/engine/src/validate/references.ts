@@ -4,13 +4,19 @@
  * definitely completed: a branch adds only what all its arms add, a parallel adds all its
  * branches, map/loop bodies are visible inside the body only.
  */
-import { DEFAULT_ITEM_NAME, type InspectIssue, inspectValue } from '../expr/index.ts';
+import { type InspectIssue, inspectValue } from '../expr/index.ts';
 import type { Flow } from '../ir/flow.ts';
-import { childLists, type Step } from '../steps/registry.ts';
+import { bodyNames, type FieldSpec } from '../steps/manifest.ts';
+import { childLists, manifestOf, STEP_TYPES, type Step, type StepType } from '../steps/registry.ts';
 import { formatPath, type JsonPath, type ValidationIssue } from './issues.ts';
 
+/** The step type whose body can read each body name (`item` and `index`: map; `iteration`: loop). */
+const BODY_NAME_OWNERS: ReadonlyMap<string, StepType> = new Map(
+  STEP_TYPES.flatMap((type) => (manifestOf(type).body?.names ?? []).map(({ name }) => [name, type] as const)),
+);
+
 /** Names that are in scope somewhere (their message says where); any other is unknown. */
-const KNOWN_NAMES: ReadonlySet<string> = new Set(['input', 'steps', DEFAULT_ITEM_NAME, 'index', 'iteration', 'args']);
+const KNOWN_NAMES: ReadonlySet<string> = new Set(['input', 'steps', ...BODY_NAME_OWNERS.keys(), 'args']);
 
 interface Frame {
   /** The names expressions can read here: built-in roots and the enclosing maps' items. */
@@ -54,50 +60,71 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
   const walk = (steps: readonly Step[], path: JsonPath, available: Set<string>, frame: Frame): Set<string> => {
     steps.forEach((step, index) => {
       const at = [...path, index];
-      for (const field of expressionFields(step)) {
-        checkValue((step as Record<string, unknown>)[field], [...at, field], step.id, available, frame);
+      const manifest = manifestOf(step.type);
+      const record = step as unknown as Record<string, unknown>;
+      // The body's own names (a map's item and index, a loop's iteration) join the enclosing ones.
+      const body: Frame = { roots: new Set([...frame.roots, ...bodyNames(manifest.body, record)]) };
+      for (const [field, spec] of Object.entries(manifest.fields as Record<string, FieldSpec>)) {
+        const value = record[field];
+        switch (spec.kind) {
+          case 'expression':
+          case 'template':
+          case 'template-record':
+          case 'args':
+          case 'value':
+            checkValue(value, [...at, field], step.id, available, frame);
+            break;
+          case 'condition':
+            // Checked before each run of the body: it may read the previous run's outputs
+            // (absent before the first one).
+            checkValue(value, [...at, field], step.id, available, body, new Set(childIds(step)));
+            break;
+          case 'cases':
+            (value as { when: string }[]).forEach((branchCase, caseIndex) => {
+              checkValue(branchCase.when, [...at, field, caseIndex, 'when'], step.id, available, frame);
+            });
+            break;
+          case 'steps':
+          case 'named-steps':
+          case 'duration':
+          case 'model':
+          case 'code':
+          case 'json-schema':
+          case 'literal':
+            break;
+        }
       }
-      switch (step.type) {
-        case 'branch': {
-          step.cases.forEach((branchCase, caseIndex) => {
-            checkValue(branchCase.when, [...at, 'cases', caseIndex, 'when'], step.id, available, frame);
-          });
-          const arms = [
-            ...step.cases.map((branchCase, caseIndex) =>
-              walk(branchCase.steps, [...at, 'cases', caseIndex, 'steps'], new Set(available), frame),
-            ),
-            walk(step.else ?? [], [...at, 'else'], new Set(available), frame),
-          ];
-          for (const id of arms[0]!) if (arms.every((arm) => arm.has(id))) available.add(id);
-          break;
-        }
-        case 'parallel': {
-          // Every branch starts from what ran before the parallel step, never from a sibling.
-          const before = new Set(available);
-          for (const [name, branch] of Object.entries(step.branches)) {
-            for (const id of walk(branch, [...at, 'branches', name], new Set(before), frame)) available.add(id);
-          }
-          break;
-        }
-        case 'map': {
-          const roots = new Set<string>([...frame.roots, step.as ?? DEFAULT_ITEM_NAME, 'index']);
-          walk(step.steps, [...at, 'steps'], new Set(available), { roots });
-          break;
-        }
-        case 'loop': {
-          const bodyIds = new Set(idsIn(step.steps));
-          const roots = new Set<string>([...frame.roots, 'iteration']);
-          // `while` may read the previous iteration's outputs (absent before the first one).
-          checkValue(step.while, [...at, 'while'], step.id, available, { roots }, bodyIds);
-          walk(step.steps, [...at, 'steps'], new Set(available), { roots });
-          break;
-        }
-        default:
-          break;
-      }
+      walkChildren(step, at, available, body);
       available.add(step.id);
     });
     return available;
+  };
+
+  /** Walks a container's lists, adding to `available` what runs on every path through it. */
+  const walkChildren = (step: Step, at: JsonPath, available: Set<string>, body: Frame): void => {
+    const runs = manifestOf(step.type).childRuns;
+    if (runs === undefined) return;
+    const lists = childLists(step);
+    switch (runs) {
+      case 'alternatives': {
+        const arms = lists.map((list) => walk(list.steps, [...at, ...list.path], new Set(available), body));
+        // With an optional arm missing (a branch without `else`), the step may run no arm at all.
+        if (hasMissingList(step)) arms.push(new Set(available));
+        for (const id of arms[0] ?? []) if (arms.every((arm) => arm.has(id))) available.add(id);
+        break;
+      }
+      case 'concurrent': {
+        // Every list starts from what ran before the step, never from a sibling.
+        const before = new Set(available);
+        for (const list of lists) {
+          for (const id of walk(list.steps, [...at, ...list.path], new Set(before), body)) available.add(id);
+        }
+        break;
+      }
+      case 'repeated':
+        for (const list of lists) walk(list.steps, [...at, ...list.path], new Set(available), body);
+        break;
+    }
   };
 
   const done = walk(flow.steps, ['steps'], new Set(), top);
@@ -107,34 +134,6 @@ export function checkReferences(flow: Flow, allIds: ReadonlySet<string>): Valida
       checkValue(tool.http, ['tools', name, 'http'], null, new Set(), { roots: new Set(['args', 'input']) });
   }
   return issues;
-}
-
-/** The config fields of each step type that hold expressions or templates. */
-function expressionFields(step: Step): string[] {
-  switch (step.type) {
-    case 'llm':
-      return ['system', 'prompt', 'messages'];
-    case 'tool':
-    case 'code':
-      return ['args'];
-    case 'http':
-      return ['url', 'headers', 'body'];
-    case 'transform':
-      return ['value'];
-    case 'map':
-      return ['items'];
-    case 'approval':
-      return ['prompt'];
-    case 'spawn':
-      return ['input'];
-    case 'fail':
-      return ['message'];
-    case 'branch':
-    case 'loop':
-    case 'parallel':
-    case 'sleep':
-      return [];
-  }
 }
 
 /** The message with where in the config string it happened (1-based, counting the leading '='). */
@@ -148,16 +147,26 @@ function withPosition(value: unknown, issue: InspectIssue): string {
 }
 
 export function idsIn(steps: readonly Step[]): string[] {
-  return steps.flatMap((step) => [step.id, ...childLists(step).flatMap((list) => idsIn(list.steps))]);
+  return steps.flatMap((step) => [step.id, ...childIds(step)]);
+}
+
+/** The ids of every step nested in a step's lists. */
+function childIds(step: Step): string[] {
+  return childLists(step).flatMap((list) => idsIn(list.steps));
+}
+
+/** Whether a step leaves one of its optional step lists out (a branch without `else`). */
+function hasMissingList(step: Step): boolean {
+  const record = step as unknown as Record<string, unknown>;
+  return Object.entries(manifestOf(step.type).fields as Record<string, FieldSpec>).some(
+    ([field, spec]) => spec.kind === 'steps' && record[field] === undefined,
+  );
 }
 
 function rootMessage(root: string, frame: Frame): string {
+  const owner = BODY_NAME_OWNERS.get(root);
+  if (owner !== undefined) return `'${root}' can only be read inside a ${owner}`;
   switch (root) {
-    case DEFAULT_ITEM_NAME:
-    case 'index':
-      return `'${root}' can only be read inside a map`;
-    case 'iteration':
-      return `'iteration' can only be read inside a loop`;
     case 'args':
       return `'args' can only be read in a tool definition`;
     case 'input':

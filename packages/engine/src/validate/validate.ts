@@ -9,7 +9,7 @@ import { type Flow, flowSchema } from '../ir/flow.ts';
 import { inputSchemaIssues } from '../ir/input-schema.ts';
 import { migrateFlow } from '../ir/migrate.ts';
 import { checkJsonShape, formatLongPath, MAX_DOCUMENT_DEPTH } from '../json-shape.ts';
-import { childLists, type Step } from '../steps/registry.ts';
+import { childLists, manifestOf, type Step } from '../steps/registry.ts';
 import { formatPath, type JsonPath, stepIdAt, type ValidationIssue } from './issues.ts';
 import { MAX_STEP_NESTING, nestingIssue, rawDuplicateIds } from './raw-steps.ts';
 import { checkReferences, idsIn } from './references.ts';
@@ -111,6 +111,7 @@ function checkStructure(flow: Flow, options: ValidateOptions): ValidationIssue[]
   return issues;
 }
 
+/** The type's own checks (its manifest's `check`), reported at the step's path. */
 function checkStep(
   step: Step,
   at: JsonPath,
@@ -119,33 +120,23 @@ function checkStep(
   toolNames: ReadonlySet<string>,
   issues: ValidationIssue[],
 ): void {
-  const unknownTool = (name: string, path: JsonPath) => {
-    if (toolNames.has(name)) return;
-    const known = [...toolNames].join(', ') || 'none';
-    issues.push({ stepId: step.id, path: formatPath(path), message: `unknown tool '${name}' (known tools: ${known})` });
-  };
-  switch (step.type) {
-    case 'llm':
-      if (step.prompt === undefined && step.messages === undefined) {
-        issues.push({
-          stepId: step.id,
-          path: formatPath([...at, 'prompt']),
-          message: 'an llm step needs a prompt or messages',
-        });
-      }
-      (step.tools ?? []).forEach((name, index) => {
-        unknownTool(name, [...at, 'tools', index]);
+  manifestOf(step.type).check?.(step, {
+    issue(path, message) {
+      issues.push({ stepId: step.id, path: formatPath([...at, ...path]), message });
+    },
+    tool(name, path) {
+      if (toolNames.has(name)) return;
+      const known = [...toolNames].join(', ') || 'none';
+      issues.push({
+        stepId: step.id,
+        path: formatPath([...at, ...path]),
+        message: `unknown tool '${name}' (known tools: ${known})`,
       });
-      break;
-    case 'tool':
-      unknownTool(step.tool, [...at, 'tool']);
-      break;
-    case 'spawn':
-      checkFlowRef(step.flow, flow, options, step.id, [...at, 'flow'], issues);
-      break;
-    default:
-      break;
-  }
+    },
+    flowRef(text, path) {
+      checkFlowRef(text, flow, options, step.id, [...at, ...path], issues);
+    },
+  });
 }
 
 function checkFlowRef(

@@ -4,14 +4,15 @@
  * node (for autocomplete) and the completions for the word at the cursor.
  */
 import {
+  bodyNames,
   type CompiledExpression,
   type CompiledTemplate,
   compileExpression,
   compileTemplate,
-  DEFAULT_ITEM_NAME,
   EXPR_HELPERS,
   ExpressionError,
   type FlowGraph,
+  manifestOf,
 } from '@weft/engine';
 
 export type ExprMode = 'expression' | 'template' | 'literal';
@@ -146,16 +147,12 @@ export function scopeSuggestions(graph: FlowGraph, nodeId: string | null): Sugge
   if (nodeId !== null) {
     for (let parent = byId.get(nodeId)?.parentId; parent !== undefined; parent = byId.get(parent)?.parentId) {
       const container = byId.get(parent);
-      if (container?.stepType === 'map') {
-        const as = container.config?.as;
-        out.push({
-          label: typeof as === 'string' && as !== '' ? as : DEFAULT_ITEM_NAME,
-          detail: `the current item of ${parent}`,
-        });
-        out.push({ label: 'index', detail: `the item's index in ${parent}` });
-      } else if (container?.stepType === 'loop') {
-        out.push({ label: 'iteration', detail: `the iteration of ${parent}` });
-      }
+      // The names each enclosing container's body reads (a map's item and index, a loop's iteration).
+      const body = container?.stepType === undefined ? undefined : manifestOf(container.stepType).body;
+      const names = bodyNames(body, container?.config ?? {});
+      body?.names.forEach(({ detail }, index) => {
+        out.push({ label: names[index]!, detail: `${detail} of ${parent}` });
+      });
       if (!container) break;
     }
   }

@@ -1,11 +1,11 @@
 /**
- * Step schema → form fields. Walks the zod 4 schema of a step type (`stepSchema`'s option for
- * that `type`): unwraps optional/default, reads `def.type`, and picks a widget per field. Field
- * names decide the special widgets (expressions, the model picker, the code editor, ...), the
- * zod type decides the rest. Nested step lists (`steps`, `else`, `branches`) are drawn on the
- * canvas, not here; `id` and `type` are not config.
+ * Step manifest → form fields. Each field's widget comes from the kind its step manifest
+ * declares (`@weft/engine`'s `stepFieldSpecs`): expressions, templates, durations, code, the
+ * model picker. Only plain `literal` config (names, enums, numbers, lists of names) is read from
+ * the zod schema, as is whether a field is required and a number's bounds. Nested step lists
+ * are drawn on the canvas, not here; `id` and `type` are not config.
  */
-import { type StepType, stepSchema } from '@weft/engine';
+import { type FieldSpec as DeclaredField, manifestOf, RETRY_FIELDS, type StepType, stepFieldSpecs } from '@weft/engine';
 
 export type FieldKind =
   | 'text'
@@ -48,19 +48,11 @@ export interface FieldSpec {
 
 /** Minimal view of a zod 4 schema's internals. */
 interface ZodLike {
-  def: { type: string; innerType?: ZodLike; element?: ZodLike; valueType?: ZodLike; entries?: Record<string, string> };
+  def: { type: string; innerType?: ZodLike; element?: ZodLike; entries?: Record<string, string> };
   shape?: Record<string, ZodLike>;
   minValue?: number | null;
   maxValue?: number | null;
-  _zod?: { bag?: { prefix?: string } };
 }
-
-const BODY_FIELDS = new Set(['id', 'type', 'steps', 'else', 'branches']);
-const EXPRESSION_FIELDS = new Set(['prompt', 'system', 'url', 'message', 'items', 'while', 'messages']);
-const MULTILINE_FIELDS = new Set(['prompt', 'system', 'message']);
-const KEY_VALUE_FIELDS = new Set(['args', 'input', 'headers']);
-const VALUE_FIELDS = new Set(['value', 'body']);
-const DURATION_FIELDS = new Set(['timeout', 'duration', 'initialDelay', 'maxDelay']);
 
 function unwrap(schema: ZodLike): { schema: ZodLike; optional: boolean } {
   let optional = false;
@@ -75,35 +67,50 @@ function unwrap(schema: ZodLike): { schema: ZodLike; optional: boolean } {
   return { schema: current, optional };
 }
 
-/** The zod object schema of one step type. */
-export function stepObjectSchema(type: StepType): ZodLike {
-  const option = (stepSchema.options as unknown as ZodLike[]).find((candidate) => {
-    const literal = candidate.shape?.type as unknown as { value?: unknown } | undefined;
-    return literal?.value === type;
-  });
-  if (!option) throw new Error(`no schema for step type ${type}`);
-  return option;
+/** The zod object schema of one step type (its manifest's). */
+function stepObjectSchema(type: StepType): ZodLike {
+  return manifestOf(type).schema as unknown as ZodLike;
 }
 
-/** A widget for one field of a schema. Exported for the retry sub-form and tests. */
-export function fieldOf(name: string, raw: ZodLike, stepType?: StepType): FieldSpec {
+/**
+ * A widget for one field: the kind its manifest declares, with the zod schema saying whether it
+ * is required and, for plain literals, which input fits. Undefined for nested step lists.
+ */
+export function fieldOf(name: string, declared: DeclaredField, raw: ZodLike): FieldSpec | undefined {
   const { schema, optional } = unwrap(raw);
   const base = { name, required: !optional, advanced: false };
-  const type = schema.def.type;
-  if (name === 'retry') return { ...base, kind: 'retry', advanced: true };
-  if (name === 'model' && type === 'string') return { ...base, kind: 'model' };
-  if (name === 'source' && type === 'string') return { ...base, kind: 'code' };
-  if (name === 'schema' && type === 'record') return { ...base, kind: 'json-schema' };
-  if (name === 'cases' && type === 'array') return { ...base, kind: 'cases' };
-  if (DURATION_FIELDS.has(name) && type === 'string')
-    return { ...base, kind: 'duration', advanced: name === 'timeout' && stepType !== 'approval' };
-  if (EXPRESSION_FIELDS.has(name) && type === 'string') {
-    const exprOnly = schema._zod?.bag?.prefix === '=' || name === 'items' || name === 'while' || name === 'messages';
-    return { ...base, kind: 'expression', exprOnly, multiline: MULTILINE_FIELDS.has(name) };
+  switch (declared.kind) {
+    case 'expression':
+    case 'condition':
+      return { ...base, kind: 'expression', exprOnly: true, multiline: false };
+    case 'template':
+      return { ...base, kind: 'expression', exprOnly: false, multiline: declared.multiline === true };
+    case 'template-record':
+    case 'args':
+      return { ...base, kind: 'key-value' };
+    case 'value':
+      return { ...base, kind: 'value' };
+    case 'duration':
+      return { ...base, kind: 'duration' };
+    case 'model':
+      return { ...base, kind: 'model' };
+    case 'code':
+      return { ...base, kind: 'code' };
+    case 'json-schema':
+      return { ...base, kind: 'json-schema' };
+    case 'cases':
+      return { ...base, kind: 'cases' };
+    case 'steps':
+    case 'named-steps':
+      return undefined;
+    case 'literal':
+      return literalField(base, schema);
   }
-  if (KEY_VALUE_FIELDS.has(name) && type === 'record') return { ...base, kind: 'key-value' };
-  if (VALUE_FIELDS.has(name) && type === 'unknown') return { ...base, kind: 'value' };
-  switch (type) {
+}
+
+/** Plain config: the input its zod type calls for. */
+function literalField(base: Omit<FieldSpec, 'kind'>, schema: ZodLike): FieldSpec {
+  switch (schema.def.type) {
     case 'string':
       return { ...base, kind: 'text' };
     case 'number': {
@@ -127,13 +134,22 @@ export function fieldOf(name: string, raw: ZodLike, stepType?: StepType): FieldS
   }
 }
 
-/** The form fields of a step type, in schema order (advanced ones last). */
+/**
+ * The form fields of a step type in its manifest's order, advanced ones last: the common
+ * `retry`, and the common call `timeout` (a type's own `timeout`, the approval's wait, is not).
+ */
 export function stepFields(type: StepType): FieldSpec[] {
   const shape = stepObjectSchema(type).shape ?? {};
   const fields: FieldSpec[] = [];
-  for (const name of Object.keys(shape)) {
-    if (BODY_FIELDS.has(name)) continue;
-    fields.push(fieldOf(name, shape[name] as ZodLike, type));
+  for (const { name, spec: declared, common } of stepFieldSpecs(type)) {
+    const raw = shape[name];
+    if (raw === undefined) continue;
+    if (common && name === 'retry') {
+      fields.push({ name, kind: 'retry', required: !unwrap(raw).optional, advanced: true });
+      continue;
+    }
+    const field = fieldOf(name, declared, raw);
+    if (field) fields.push({ ...field, advanced: common && name === 'timeout' });
   }
   return [...fields.filter((field) => !field.advanced), ...fields.filter((field) => field.advanced)];
 }
@@ -141,5 +157,9 @@ export function stepFields(type: StepType): FieldSpec[] {
 /** The fields of `retry` (maxAttempts, backoff, initialDelay, maxDelay). */
 export function retryFields(): FieldSpec[] {
   const retry = unwrap(stepObjectSchema('code').shape?.retry as ZodLike).schema;
-  return Object.entries(retry.shape ?? {}).map(([name, schema]) => fieldOf(name, schema));
+  const shape = retry.shape ?? {};
+  return Object.entries(RETRY_FIELDS).flatMap(([name, declared]) => {
+    const field = shape[name] === undefined ? undefined : fieldOf(name, declared, shape[name]);
+    return field ? [field] : [];
+  });
 }
