@@ -22,6 +22,7 @@ import { BACKEND_SETTING, type BackendSettings, backendSettings } from './backen
 
 /** What an external engine's opener gets from the runtime. */
 export interface ExternalDeps {
+  env: Record<string, string | undefined>;
   store: RunStore;
   flows: FlowSource;
   settings: BackendSettings;
@@ -93,7 +94,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const open = options.openExternal ?? openServedBackend;
   try {
     for (const name of options.external ?? [])
-      backends.push(await open(name, { store, flows, settings, tools, executors }));
+      backends.push(await open(name, { env, store, flows, settings, tools, executors }));
   } catch (error) {
     for (const backend of backends.reverse()) await backend.close().catch(() => undefined);
     await store.close().catch(() => undefined);
@@ -124,15 +125,18 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-/** The server's way: a Temporal worker in this process; the Inngest function served by the HTTP server. */
-export const openServedBackend: OpenExternal = async (name, { store, flows, settings, tools, executors }) => {
+/**
+ * The server's way: a Temporal worker in this process (unless WEFT_TEMPORAL_WORKER=external:
+ * `weft worker temporal` processes run them); the Inngest function served by the HTTP server.
+ */
+export const openServedBackend: OpenExternal = async (name, { env, store, flows, settings, tools, executors }) => {
   if (name === 'temporal') {
     if (!settings.temporal) throw new Error(`temporal is not configured: set ${BACKEND_SETTING.temporal}`);
     return openTemporalBackend({
       ...settings.temporal,
       store,
       hostTools: hostToolSpecs(tools),
-      worker: { executors: executors(), flows },
+      ...(env.WEFT_TEMPORAL_WORKER === 'external' ? {} : { worker: { executors: executors(), flows } }),
     });
   }
   if (!settings.inngest) throw new Error(`inngest is not configured: set ${BACKEND_SETTING.inngest}`);
