@@ -15,60 +15,22 @@
  * out of its token for `flowArbitrary(HOSTILE_TEXTS)`. Step ids are assigned in document order
  * (`s0`, `s1`, …) when the flow is built: every generated flow is valid IR.
  */
-import { compileExpression, compileTemplate, type Flow, type FlowTool, type Step } from '@weft/engine';
+import { compileExpression, compileTemplate, type Flow, type FlowTool } from '@weft/engine';
 import fc from 'fast-check';
+import {
+  buildFlow,
+  type Extras,
+  ITEM,
+  type LeafStep,
+  type Meta,
+  OUTER_ITEM,
+  type Scope,
+  type Shape,
+} from './flow-shapes.ts';
 import { type FlowTexts, PLAIN_TEXTS } from './flow-texts.ts';
-
-/** What may be read where a leaf sits. */
-type Scope = 'top' | 'map' | 'loop';
-
-/** A leaf step without its id. */
-type LeafStep = { type: string } & Record<string, unknown>;
-
-/** A leaf for each scope it may land in (generated up front, so shrinking stays meaningful). */
-type Leaf = Record<Scope, LeafStep>;
-
-type Shape =
-  | { kind: 'leaf'; leaf: Leaf; extras: Extras }
-  | { kind: 'branch'; cases: Shape[][]; else: Shape[] | null; whens: string[] }
-  | { kind: 'parallel'; branches: Shape[][] }
-  | { kind: 'map' | 'loop'; body: Shape[]; concurrency: number | null; while: string; as: string | null };
-
-/** The base fields every step may have. */
-interface Extras {
-  name: string | null;
-  retry: { maxAttempts: number; backoff: 'fixed' | 'exponential'; initialDelay: string } | null;
-  timeout: string | null;
-}
-
-/** The flow's own fields. */
-interface Meta {
-  name: string;
-  description: string | null;
-  input: Record<string, unknown> | null;
-  tools: Record<string, FlowTool> | null;
-  output: 'none' | 'expr' | 'object';
-}
 
 const INPUT_FIELDS = ['x', 'name', 'n', 'text'] as const;
 
-/** Stand-ins, in expressions generated for a map's body, for its item's name and the enclosing map's. */
-const ITEM = 'ITEM_NAME';
-const OUTER_ITEM = 'OUTER_ITEM_NAME';
-
-/** `value` with the stand-ins replaced by the names of the maps around it (innermost last). */
-function withItemNames(value: unknown, names: readonly string[]): unknown {
-  const inner = names.at(-1) ?? 'item';
-  const outer = names.at(-2) ?? inner;
-  if (typeof value === 'string') return value.replaceAll(OUTER_ITEM, outer).replaceAll(ITEM, inner);
-  if (Array.isArray(value)) return value.map((v) => withItemNames(v, names));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, withItemNames(v, names)]));
-  }
-  return value;
-}
-
-/** `check()`, or false where it throws: the text does not compile. */
 function compiles(check: () => boolean): boolean {
   try {
     return check();
@@ -327,70 +289,6 @@ function arbitraries({ text, key }: FlowTexts) {
   return fc
     .tuple(fc.array(shapeArb.step, { minLength: 1, maxLength: 4 }), metaArb)
     .map(([shapes, meta]) => buildFlow(shapes, meta));
-}
-
-function buildFlow(shapes: Shape[], meta: Meta): Flow {
-  let next = 0;
-  /** `names`: the item names of the maps around, innermost last. */
-  const list = (items: Shape[], scope: Scope, names: string[]): Step[] =>
-    items.map((shape) => step(shape, scope, names));
-  const step = (shape: Shape, scope: Scope, names: string[]): Step => {
-    const id = `s${next++}`;
-    switch (shape.kind) {
-      case 'leaf': {
-        const { name, retry, timeout } = shape.extras;
-        const { tools, ...leaf } = withItemNames(shape.leaf[scope], names) as LeafStep;
-        return {
-          id,
-          ...leaf,
-          ...(tools !== undefined && meta.tools !== null ? { tools } : {}),
-          ...(name === null ? {} : { name }),
-          ...(retry === null ? {} : { retry }),
-          // An approval's `timeout` is its wait, already chosen by the leaf.
-          ...(timeout === null || leaf.type === 'approval' ? {} : { timeout }),
-        } as Step;
-      }
-      case 'branch':
-        return {
-          id,
-          type: 'branch',
-          cases: shape.cases.map((arm, index) => ({ when: shape.whens[index]!, steps: list(arm, scope, names) })),
-          ...(shape.else ? { else: list(shape.else, scope, names) } : {}),
-        };
-      case 'parallel':
-        return {
-          id,
-          type: 'parallel',
-          branches: Object.fromEntries(
-            shape.branches.map((arm, index) => [`b${(index * 7) % 5}_${index}`, list(arm, scope, names)]),
-          ),
-        };
-      case 'map':
-        return {
-          id,
-          type: 'map',
-          items: '=[{ value: 1 }, { value: 2 }]',
-          ...(shape.as === null ? {} : { as: shape.as }),
-          ...(shape.concurrency === null ? {} : { concurrency: shape.concurrency }),
-          steps: list(shape.body, 'map', [...names, shape.as ?? 'item']),
-        };
-      case 'loop':
-        return { id, type: 'loop', while: shape.while, maxIterations: 3, steps: list(shape.body, 'loop', names) };
-    }
-  };
-  const steps = list(shapes, 'top', []);
-  const last = steps.at(-1)!.id;
-  return {
-    irVersion: 1,
-    id: 'generated',
-    name: meta.name,
-    ...(meta.description === null ? {} : { description: meta.description }),
-    ...(meta.input === null ? {} : { input: meta.input }),
-    ...(meta.tools === null ? {} : { tools: meta.tools }),
-    steps,
-    ...(meta.output === 'expr' ? { output: `=steps.${last}.output` } : {}),
-    ...(meta.output === 'object' ? { output: { last: `=steps.${last}.output`, name: '=input.name' } } : {}),
-  };
 }
 
 /** Valid IR v1 flows of 1–4 top-level steps, nested up to a few levels, with free text from `texts`. */
