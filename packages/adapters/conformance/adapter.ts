@@ -59,6 +59,14 @@ export interface ConformanceAdapter {
   waitForEnd(runId: string): Promise<ConformanceRunResult>;
   /** The run's event log so far, in sequence order (deltas may be included; the suite drops them). */
   events(runId: string): Promise<RunEvent[]>;
+  /**
+   * Starts a new run from a checkpoint of an ended one (`RunService.replay`): what completed
+   * before `from` is answered from the source's journal, `pins` with the given values.
+   */
+  replay(
+    runId: string,
+    request: { from: string; pins?: Record<string, Json> },
+  ): Promise<{ runId: string; reused: string[]; pinned: string[] }>;
   /** Stops workers and frees every resource the adapter holds. */
   close(): Promise<void>;
 }

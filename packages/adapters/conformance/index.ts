@@ -16,6 +16,7 @@ import { CASES, type ConformanceCase } from './cases.ts';
 import { type DemoApi, startDemoApi } from './demo-api.ts';
 import { flattenPatterns, matchEvents, renderEvents } from './events.ts';
 import { loadExamples, withApiBase } from './examples.ts';
+import { defineReplayCases } from './replay.ts';
 
 export type {
   ApprovalDecision,
@@ -73,6 +74,8 @@ export function defineConformanceSuite(makeAdapter: MakeConformanceAdapter, opti
   for (const name of Object.keys(known)) {
     if (!CASES.some((testCase) => testCase.name === name)) throw new Error(`knownFailures names no case: '${name}'`);
   }
+
+  defineReplayCases(() => adapter, timeoutMs);
 
   for (const testCase of CASES) {
     const caseTimeoutMs = Math.min(testCase.timeoutMs ?? timeoutMs, timeoutMs);

@@ -64,6 +64,7 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
         }
       },
       events: (runId) => store.readEvents(runId),
+      replay: (runId, request) => service.replay(runId, request),
       async close() {
         await service.close();
         await store.close();

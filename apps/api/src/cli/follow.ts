@@ -15,7 +15,7 @@
 import type { RunService } from '@weft/adapters/service';
 import { ApprovalClosedError } from '@weft/adapters/service';
 import { RunFollower, type RunStore } from '@weft/adapters/store';
-import { isFinalStatus, isRunEndEvent, type RunEvent } from '@weft/engine';
+import { isFinalStatus, isRunEndEvent, type Json, type RunEvent } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
 import { BACKEND_LABEL, isExternalBackend } from './external.ts';
 import { CliError, drain, EXIT, stderr } from './output.ts';
@@ -38,6 +38,8 @@ export interface FollowOptions {
   settled?: Promise<void>;
   /** Why this command could not execute the run (another live process holds it), once settled. */
   busy?: () => string | undefined;
+  /** More fields for the `--json` line. */
+  extra?: Record<string, Json>;
 }
 
 /** Another live process executes the run. */
@@ -135,7 +137,7 @@ export async function followRunTree(service: RunService, rootRunId: string, opti
     process.off('SIGINT', onInterrupt);
     renderer.end();
   }
-  return reportOutcome(store, rootRunId, { json: options.json });
+  return reportOutcome(store, rootRunId, { json: options.json, ...(options.extra ? { extra: options.extra } : {}) });
 
   async function onEvent(event: RunEvent): Promise<void> {
     if (event.type === 'child.started') {

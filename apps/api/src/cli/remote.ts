@@ -123,6 +123,8 @@ interface FollowOptions {
   presets?: ReadonlyMap<string, boolean>;
   /** Per run, the seq of the last event already seen (events after it are rendered). */
   after?: ReadonlyMap<string, number>;
+  /** More fields for the `--json` line. */
+  extra?: Record<string, Json>;
 }
 
 /**
@@ -240,7 +242,7 @@ async function reportRemote(
   remote: Remote,
   rootRunId: string,
   runIds: string[],
-  options: { json: boolean },
+  options: { json: boolean; extra?: Record<string, Json> },
 ): Promise<number> {
   const got = await Promise.all(runIds.map((runId) => remote.call((c) => c.runs.get.query({ runId }))));
   const root = got.find((g) => g.run.id === rootRunId)!.run;
@@ -293,7 +295,7 @@ async function reportRemote(
     }));
     code = EXIT.parked;
   }
-  if (options.json) printJsonLine(result);
+  if (options.json) printJsonLine({ ...result, ...options.extra });
   return code;
 }
 

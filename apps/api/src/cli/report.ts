@@ -38,7 +38,11 @@ export function treeStats(states: readonly RunState[], now = Date.now()): TreeSt
   return stats;
 }
 
-export async function reportOutcome(store: RunStore, rootRunId: string, options: { json: boolean }): Promise<number> {
+export async function reportOutcome(
+  store: RunStore,
+  rootRunId: string,
+  options: { json: boolean; extra?: Record<string, Json> },
+): Promise<number> {
   const root = await store.getRun(rootRunId);
   if (!root) throw new Error(`run ${rootRunId} disappeared from the store`);
   const runs = await runTree(store, root);
@@ -93,7 +97,7 @@ export async function reportOutcome(store: RunStore, rootRunId: string, options:
       break;
     }
   }
-  if (options.json) printJsonLine(result);
+  if (options.json) printJsonLine({ ...result, ...options.extra });
   return code;
 }
 

@@ -8,6 +8,7 @@ import {
   type CallPolicy,
   DeterminismError,
   type ErrorInfo,
+  hashCall,
   type Json,
   NonRetryableError,
   retryDelayMs,
@@ -15,6 +16,7 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import type { ExecutorRegistry } from '../executors/index.ts';
+import type { RunStore } from '../store/types.ts';
 import { raceAbort, StepTimeoutError, withTimeout } from './timing.ts';
 
 export type AttemptResult =
@@ -57,4 +59,34 @@ export async function attemptCall(
     }
     return { ok: false, final: false, error: info, delayMs: retryDelayMs(policy.retry, attempt) };
   }
+}
+
+/**
+ * Keeps a call's final result in Weft's journal, whichever engine ran it (the engines keep
+ * their own histories too): what a replay of the run answers from. A retried activity or step
+ * writes it once (the store dedupes journal entries by step id).
+ */
+export async function journalCall(
+  store: RunStore,
+  runId: string,
+  stepId: string,
+  call: StepCall,
+  result: { ok: true; value: Json } | { ok: false; error: ErrorInfo },
+): Promise<void> {
+  await store.commit([
+    {
+      runId,
+      events: [],
+      journal: [
+        {
+          stepId,
+          kind: call.kind,
+          inputHash: hashCall(call),
+          status: result.ok ? 'completed' : 'failed',
+          output: result.ok ? result.value : null,
+          error: result.ok ? null : result.error,
+        },
+      ],
+    },
+  ]);
 }

@@ -27,24 +27,17 @@ export interface WeftFunctionDeps {
   tools?: Record<string, HostTool>;
 }
 
-/**
- * A run's row and its seed (the journal RunService wrote before the start; Inngest's own
- * memo is its journal after that) never change while it runs: each invocation of a step
- * needs them, so keep a few.
- */
-const runs = new Map<string, { run: RunRecord; seed: ReadonlyMap<string, JournalEntry> }>();
-async function loadRun(
-  store: RunStore,
-  runId: string,
-): Promise<{ run: RunRecord; seed: ReadonlyMap<string, JournalEntry> } | undefined> {
+/** A run's row never changes while it runs: each invocation of a step needs it, so keep a few. */
+const runs = new Map<string, RunRecord>();
+async function loadRun(store: RunStore, runId: string): Promise<RunRecord | undefined> {
   const cached = runs.get(runId);
   if (cached) return cached;
   const run = await store.getRun(runId);
-  if (!run) return undefined;
-  const loaded = { run, seed: new Map((await store.loadJournal(runId)).map((entry) => [entry.stepId, entry])) };
-  if (runs.size >= 500) runs.delete(runs.keys().next().value as string);
-  runs.set(runId, loaded);
-  return loaded;
+  if (run) {
+    if (runs.size >= 500) runs.delete(runs.keys().next().value as string);
+    runs.set(runId, run);
+  }
+  return run;
 }
 
 /** Claims already made in this process, so a replay does not ask the store again. */
@@ -73,13 +66,16 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
     },
     async ({ event, step, attempt, runId: inngestRunId }): Promise<Json | ChildResult | null> => {
       const data = event.data as RunEventData;
-      const loaded = await loadRun(deps.store, data.runId);
-      if (!loaded) throw new NonRetriableError(`run '${data.runId}' is not in this server's Weft store`);
+      const run = await loadRun(deps.store, data.runId);
+      if (!run) throw new NonRetriableError(`run '${data.runId}' is not in this server's Weft store`);
       // Several apps can serve this function for one store (an API and a CLI synced at different
       // URLs): each starts its own Inngest run for the same event. The first claims the Weft
       // run for good; any other ends at once without touching it.
-      const { run, seed } = loaded;
       if (!(await claimForInngestRun(deps.store, run.id, inngestRunId))) return null;
+      // The seed (what RunService journaled before the start; the run's own results join the
+      // journal later) is read once, in a step, so every later invocation sees the same one.
+      const seeded = (await step.run('@weft:seed', () => deps.store.loadJournal(run.id))) as unknown as JournalEntry[];
+      const seed = new Map(seeded.map((entry) => [entry.stepId, entry]));
       const flow = run.flow as unknown as Flow;
       const reporter = new RunReporter(deps.store, run.id);
       const host = inngestHost({

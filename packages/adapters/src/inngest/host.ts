@@ -19,7 +19,7 @@ import {
 } from '@weft/engine';
 import type { Inngest, InngestFunction } from 'inngest';
 import { RetryAfterError } from 'inngest';
-import { attemptCall } from '../backends/attempt.ts';
+import { attemptCall, journalCall } from '../backends/attempt.ts';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
@@ -80,6 +80,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
           cancelled: NOT_CANCELLED,
           emitDelta,
         });
+        if (outcome.ok || outcome.final) await journalCall(store, runId, id, call, outcome);
         if (outcome.ok) return outcome.value;
         if (outcome.final) return { weftCallFailed: outcome.error } satisfies CallFailed;
         await reportRunEvents(store, runId, [

@@ -31,6 +31,7 @@ export interface NewRunRequest {
   runId?: string | undefined;
   parentRunId?: string | undefined;
   parentStepId?: string | undefined;
+  replayOf?: { runId: string; checkpoint: string } | undefined;
 }
 
 export function newRunId(): string {
@@ -65,6 +66,7 @@ export async function recordRun(
     fixtures: (request.fixtures ?? null) as Json,
     parentRunId: request.parentRunId ?? null,
     parentStepId: request.parentStepId ?? null,
+    replayOf: request.replayOf ?? null,
   });
   return { runId, flow };
 }

@@ -19,6 +19,7 @@ import {
   RunEndedError,
 } from './errors.ts';
 import { type RunRules, recordRun } from './record-run.ts';
+import { planReplay, type ReplayPlan } from './replay-plan.ts';
 
 export interface RunServiceOptions {
   store: RunStore;
@@ -41,6 +42,21 @@ export interface StartRunRequest {
   runId?: string;
   /** Journal entries to answer calls with instead of executing them (see RunHandOver.seed). */
   seed?: readonly JournalEntry[];
+  /** Set by `replay`: the run and checkpoint this one starts from. */
+  replayOf?: { runId: string; checkpoint: string };
+}
+
+/** A replay plan as a caller sees it: everything but the seed itself. */
+export type ReplayPreview = Omit<ReplayPlan, 'seed'>;
+
+export interface ReplayRequest {
+  /** The checkpoint to run again from: a step id or path (`agent/llm#3`, `each[2]/pick`). */
+  from: string;
+  /** Checkpoints answered with these values instead of being executed. */
+  pins?: Readonly<Record<string, Json>>;
+  /** Instead of the source run's input. */
+  input?: Json;
+  backend?: BackendName;
 }
 
 export interface DecisionRequest {
@@ -94,6 +110,7 @@ export class RunService {
       backend: backend.name,
       fixtures: request.fixtures,
       runId: request.runId,
+      replayOf: request.replayOf,
     });
     await this.#handOver(
       backend,
@@ -112,6 +129,41 @@ export class RunService {
       ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
       backend: run.backend as BackendName,
     });
+  }
+
+  /**
+   * A new run of a past run's pinned flow that answers the checkpoints completed before `from`
+   * from the past run's journal (nothing executed or paid for again), and `pins` with the values
+   * given; everything else runs. The past run is not changed. Runs on the source's backend
+   * unless another is named.
+   */
+  async replay(sourceRunId: string, request: ReplayRequest): Promise<{ runId: string } & ReplayPreview> {
+    const source = await this.#run(sourceRunId);
+    const { seed, ...preview } = await this.#planReplay(source, request);
+    const { runId } = await this.start({
+      flow: source.flow,
+      input: request.input ?? source.input,
+      ...(source.fixtures ? { fixtures: source.fixtures as Fixtures } : {}),
+      backend: request.backend ?? (source.backend as BackendName),
+      seed,
+      replayOf: { runId: source.id, checkpoint: request.from },
+    });
+    return { runId, ...preview };
+  }
+
+  /** What `replay` would reuse, pin and run again (side effects named), without starting anything. */
+  async previewReplay(sourceRunId: string, request: ReplayRequest): Promise<ReplayPreview> {
+    const { seed: _seed, ...preview } = await this.#planReplay(await this.#run(sourceRunId), request);
+    return preview;
+  }
+
+  async #planReplay(source: RunRecord, request: ReplayRequest): Promise<ReplayPlan> {
+    return planReplay(
+      await this.store.loadJournal(source.id),
+      await this.store.readEvents(source.id),
+      request.from,
+      request.pins,
+    );
   }
 
   /**

@@ -121,6 +121,8 @@ export abstract class KyselyRunStore implements RunStore {
         error: null,
         backend: run.backend,
         parent_run_id: run.parentRunId ?? null,
+        replay_of_run_id: run.replayOf?.runId ?? null,
+        replay_of_checkpoint: run.replayOf?.checkpoint ?? null,
         parent_step_id: run.parentStepId ?? null,
         fixtures: encodeNullable(run.fixtures),
         owner: null,
@@ -138,7 +140,7 @@ export abstract class KyselyRunStore implements RunStore {
 
   /** Newest first. */
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
-    const { flowId, status, backend, parentRunId, since, limit } = filter;
+    const { flowId, status, backend, parentRunId, replayOf, since, limit } = filter;
     // An empty status list matches nothing (and `IN ()` is not valid SQL).
     if (status !== undefined && status.length === 0) return [];
     let query = this.db.selectFrom('runs').selectAll();
@@ -146,6 +148,7 @@ export abstract class KyselyRunStore implements RunStore {
     if (status !== undefined) query = query.where('status', 'in', status);
     if (backend !== undefined) query = query.where('backend', '=', backend);
     if (parentRunId !== undefined) query = query.where('parent_run_id', '=', parentRunId);
+    if (replayOf !== undefined) query = query.where('replay_of_run_id', '=', replayOf);
     if (since !== undefined) query = query.where('created_at', '>=', since);
     query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
     if (limit !== undefined) query = query.limit(limit);

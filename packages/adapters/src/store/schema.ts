@@ -20,6 +20,8 @@ export interface RunsTable {
   backend: string;
   parent_run_id: string | null;
   parent_step_id: string | null;
+  replay_of_run_id: string | null;
+  replay_of_checkpoint: string | null;
   fixtures: string | null;
   owner: string | null;
   lease_until: number | null;
@@ -143,6 +145,10 @@ export function toRunRecord(row: RunsTable): RunRecord {
     backend: row.backend,
     parentRunId: row.parent_run_id,
     parentStepId: row.parent_step_id,
+    replayOf:
+      row.replay_of_run_id === null
+        ? null
+        : { runId: row.replay_of_run_id, checkpoint: row.replay_of_checkpoint ?? '' },
     fixtures: decode<Json>(row.fixtures),
     owner: row.owner,
     leaseUntil: row.lease_until,

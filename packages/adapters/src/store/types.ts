@@ -17,6 +17,8 @@ export interface RunRecord {
   backend: string;
   parentRunId: string | null;
   parentStepId: string | null;
+  /** The run and checkpoint this run was replayed from (RunService.replay), if it was. */
+  replayOf: { runId: string; checkpoint: string } | null;
   /** Recorded model turns that replace the provider for this run. */
   fixtures: Json | null;
   /** Who is executing the run now ("host:pid:nonce") and until when that claim holds (ms epoch). */
@@ -27,13 +29,15 @@ export interface RunRecord {
 }
 
 export type NewRun = Pick<RunRecord, 'id' | 'flowId' | 'flowVersion' | 'flow' | 'input' | 'backend'> &
-  Partial<Pick<RunRecord, 'parentRunId' | 'parentStepId' | 'fixtures' | 'status'>>;
+  Partial<Pick<RunRecord, 'parentRunId' | 'parentStepId' | 'fixtures' | 'status' | 'replayOf'>>;
 
 export interface RunFilter {
   flowId?: string;
   status?: RunStatus[];
   backend?: string;
   parentRunId?: string;
+  /** Only the replays of this run. */
+  replayOf?: string;
   /** Only runs created at or after this time (ms epoch). */
   since?: number;
   limit?: number;

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import type { CallPolicy, Json, RunEventInput, StepCall } from '@weft/engine';
-import { attemptCall } from '../backends/attempt.ts';
+import { attemptCall, journalCall } from '../backends/attempt.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun, prepareChildRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
@@ -41,6 +41,7 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
       const beating = setInterval(() => heartbeat(), HEARTBEAT_INTERVAL_MS);
       try {
         const result = await attemptCall(executors, call, policy, { runId, stepId, attempt, cancelled, emitDelta });
+        if (result.ok || result.final) await journalCall(store, runId, stepId, call, result);
         if (result.ok) return result.value;
         const { error } = result;
         if (result.final)

@@ -12,7 +12,9 @@ import {
   ApprovalNotFoundError,
   BackendRefusedError,
   BackendUnavailableError,
+  type ReplayRequest,
   RunEndedError,
+  UnknownCheckpointError,
 } from '@weft/adapters/service';
 import type { RunRecord } from '@weft/adapters/store';
 import {
@@ -44,6 +46,7 @@ export function publicRun(run: RunRecord) {
     error: run.error,
     parentRunId: run.parentRunId,
     parentStepId: run.parentStepId,
+    replayOf: run.replayOf,
     hasFixtures: run.fixtures !== null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
@@ -95,6 +98,7 @@ export function serviceError(error: unknown): unknown {
       message: `runId: ${error.message.replace(/^unknown run (.*)$/, "unknown run '$1'")}`,
     });
   if (error instanceof ApprovalNotFoundError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
+  if (error instanceof UnknownCheckpointError) return new TRPCError({ code: 'BAD_REQUEST', message: error.message });
   if (error instanceof ApprovalClosedError || error instanceof RunEndedError)
     return new TRPCError({ code: 'CONFLICT', message: error.message });
   return error;
@@ -107,6 +111,23 @@ export async function viaService<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw serviceError(error);
   }
+}
+
+const replayInput = z.object({
+  runId,
+  from: z.string().min(1).max(500),
+  pins: z.record(z.string().min(1).max(500), z.json()).optional(),
+  input: z.json().optional(),
+  backend: z.enum(['inprocess', 'temporal', 'inngest']).optional(),
+});
+
+function replayRequest(input: z.infer<typeof replayInput>): ReplayRequest {
+  return {
+    from: input.from,
+    ...(input.pins ? { pins: input.pins as Record<string, Json> } : {}),
+    ...(input.input !== undefined ? { input: input.input as Json } : {}),
+    ...(input.backend ? { backend: input.backend } : {}),
+  };
 }
 
 export const runsRouter = router({
@@ -183,6 +204,27 @@ export const runsRouter = router({
   rerun: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
     await requireRun(ctx, input.runId);
     return viaService(() => ctx.services.runs.rerun(input.runId));
+  }),
+
+  /**
+   * A new run from a checkpoint of a past run: what completed before `from` is answered from
+   * the past run's journal (not executed, not paid for), `pins` with the values given.
+   */
+  replay: procedure.input(replayInput).mutation(async ({ ctx, input }) => {
+    await requireRun(ctx, input.runId);
+    return viaService(() => ctx.services.runs.replay(input.runId, replayRequest(input)));
+  }),
+
+  /** What a replay would reuse, pin and run again, with the side effects that would fire again. */
+  replayPreview: procedure.input(replayInput).query(async ({ ctx, input }) => {
+    await requireRun(ctx, input.runId);
+    return viaService(() => ctx.services.runs.previewReplay(input.runId, replayRequest(input)));
+  }),
+
+  /** The replays of a run, newest first. */
+  replays: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
+    await requireRun(ctx, input.runId);
+    return (await ctx.services.store.listRuns({ replayOf: input.runId, limit: 1000 })).map(publicRun);
   }),
 
   delete: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {

@@ -1,9 +1,10 @@
-/** `weft runs <list|show|resume|fixtures|cancel>`. */
+/** `weft runs <list|show|resume|replay|fixtures|cancel>`. */
 import type { Command } from '../../args.ts';
 import { EXIT, stdout, UsageError } from '../../output.ts';
 import { runsCancelCommand } from './cancel.ts';
 import { runsFixturesCommand } from './fixtures.ts';
 import { runsListCommand } from './list.ts';
+import { runsReplayCommand } from './replay.ts';
 import { runsResumeCommand } from './resume.ts';
 import { runsShowCommand } from './show.ts';
 
@@ -11,6 +12,7 @@ const subcommands: readonly Command[] = [
   runsListCommand,
   runsShowCommand,
   runsResumeCommand,
+  runsReplayCommand,
   runsFixturesCommand,
   runsCancelCommand,
 ];
@@ -24,7 +26,7 @@ Run \`weft runs <command> --help\` for a command's options.`;
 
 export const runsCommand: Command = {
   name: 'runs',
-  summary: 'list, inspect, resume, cancel runs; export fixtures',
+  summary: 'list, inspect, resume, replay, cancel runs; export fixtures',
   usage,
   async run(argv) {
     const [name, ...rest] = argv;

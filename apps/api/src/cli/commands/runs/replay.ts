@@ -1,0 +1,183 @@
+/**
+ * `weft runs replay <runId> --from <checkpoint>`: a new run of the run's pinned flow that
+ * answers every checkpoint completed before `--from` from the run's journal (no call, no cost)
+ * and `--pin`ned ones with the values given; the rest runs, streaming progress like `weft run`.
+ * The source run is not changed; the new one records which run and checkpoint it replays.
+ */
+
+import { createInterface } from 'node:readline/promises';
+import { BACKEND_NAMES, type BackendName } from '@weft/adapters/backends';
+import { type ReplayPreview, UnknownCheckpointError } from '@weft/adapters/service';
+import type { Json } from '@weft/engine';
+import { cliDecider, parseVerdict, terminalIsInteractive } from '../../approvals.ts';
+import { type Command, parseCommandArgs } from '../../args.ts';
+import { openCliRuntime, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
+import { isExternalBackend } from '../../external.ts';
+import { readInputArg } from '../../files.ts';
+import { followRunTree } from '../../follow.ts';
+import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../../output.ts';
+import { connect, followRun, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
+import { getRunOrFail, rootOf } from '../../tree.ts';
+
+const usage = `Usage: weft runs replay <runId> --from <checkpoint> [options]
+
+Starts a new run from a checkpoint of a past run. Every checkpoint (model turn, tool call,
+code or http step) that completed before <checkpoint> is answered from the past run's
+journal: not executed again, not paid for again. <checkpoint> and everything after it run,
+unless pinned. Approvals are asked again; sleeps and child runs run again.
+
+Options:
+  --from <checkpoint>        where to run again from: a step id or path (e.g. draft, agent/llm#3)
+  --pin <checkpoint>=<json|@file>
+                             answer this checkpoint with a value instead of executing it
+                             (repeatable; a model turn may be pinned as its text)
+  --input <json|@file>       run with this input instead of the past run's
+  --backend <name>           run the replay on another backend than the past run's
+  --flows <dir>              where \`spawn\` finds flows (default: the past run's folder)
+  --yes                      replay even though steps with side effects (http other than GET,
+                             tools, code, child runs) will run again; without it the command
+                             asks at a terminal and refuses elsewhere
+  --json                     print { "runId", "status", "output", "replayOf", "reused", "pinned" } last
+${SERVER_USAGE}
+  -h, --help                 show this help
+
+Exit status: 0 completed, 1 failed, 2 parked waiting for an approval.`;
+
+export const runsReplayCommand: Command = {
+  name: 'replay',
+  summary: 'run again from a checkpoint of a past run, reusing what came before',
+  usage,
+  async run(argv) {
+    const args = parseCommandArgs(argv, {
+      usage,
+      options: {
+        from: { type: 'string' },
+        pin: { type: 'string', multiple: true },
+        input: { type: 'string' },
+        backend: { type: 'string' },
+        flows: { type: 'string' },
+        yes: { type: 'boolean' },
+        json: { type: 'boolean' },
+        ...SERVER_OPTION,
+      },
+      positionals: { min: 1, max: 1, names: '<runId>' },
+    });
+    if (args.help) {
+      stdout.write(`${usage}\n`);
+      return EXIT.ok;
+    }
+    const { values } = args;
+    const sourceId = args.positionals[0]!;
+    if (!values.from) throw new UsageError('--from <checkpoint> is required', usage);
+    if (values.backend !== undefined && !(BACKEND_NAMES as readonly string[]).includes(values.backend))
+      throw new UsageError(`unknown backend '${values.backend}'; one of: ${BACKEND_NAMES.join(', ')}`, usage);
+    const env = readEnv();
+    const pins = await parsePins(values.pin ?? [], env.maxInputBytes);
+    const input =
+      values.input === undefined ? undefined : ((await readInputArg(values.input, env.maxInputBytes)) as Json);
+    const request = {
+      from: values.from,
+      ...(Object.keys(pins).length > 0 ? { pins } : {}),
+      ...(input !== undefined ? { input } : {}),
+      ...(values.backend ? { backend: values.backend as BackendName } : {}),
+    };
+    const json = values.json === true;
+
+    const server = serverUrl(values.server);
+    if (server) {
+      const remote = connect(server);
+      const preview = await remote.call((c) => c.runs.replayPreview.query({ runId: sourceId, ...request }));
+      await confirmSideEffects(preview, values.yes === true);
+      const replay = await remote.call((c) => c.runs.replay.mutate({ runId: sourceId, ...request }));
+      describe(replay, sourceId, values.from);
+      return followRun(remote, replay.runId, { json, extra: lineage(replay, sourceId, values.from) });
+    }
+
+    const store = await openStoreFromEnv(env);
+    const source = await getRunOrFail(store, sourceId).catch(async (error) => {
+      await store.close();
+      throw error;
+    });
+    const backend = (values.backend ?? source.backend) as BackendName;
+    const flowsDir = values.flows ?? (await recalledFlowsDir(env, (await rootOf(store, source)).id));
+    const runtime = await openCliRuntime({
+      env,
+      store,
+      flowsDir: flowsDir ?? (isExternalBackend(backend) ? '.' : undefined),
+      decide: cliDecider(new Map(), terminalIsInteractive()).decide,
+      external: isExternalBackend(backend) ? [backend] : [],
+    });
+    try {
+      let replay: Awaited<ReturnType<typeof runtime.service.replay>>;
+      try {
+        await confirmSideEffects(await runtime.service.previewReplay(source.id, request), values.yes === true);
+        replay = await runtime.service.replay(source.id, request);
+      } catch (error) {
+        if (error instanceof UnknownCheckpointError) throw new CliError(error.message);
+        throw error;
+      }
+      describe(replay, source.id, values.from);
+      return await followRunTree(runtime.service, replay.runId, {
+        json,
+        settled: runtime.inprocess.settled(),
+        extra: lineage(replay, source.id, values.from),
+      });
+    } finally {
+      await runtime.close();
+    }
+  },
+};
+
+/** `--pin id=<json>` / `--pin id=@file`; a value that is not JSON is taken as text (a model turn's). */
+async function parsePins(values: readonly string[], maxBytes: number | undefined): Promise<Record<string, Json>> {
+  const pins: Record<string, Json> = Object.create(null);
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--pin expects <checkpoint>=<json|@file>, got '${value}'`, usage);
+    const text = value.slice(eq + 1);
+    let pinned: Json;
+    try {
+      pinned = (await readInputArg(text, maxBytes)) as Json;
+    } catch (error) {
+      if (text.startsWith('@')) throw error;
+      pinned = text;
+    }
+    pins[value.slice(0, eq)] = pinned;
+  }
+  return pins;
+}
+
+/**
+ * Steps that change the world outside the run and would fire again need a yes: `--yes`, or the
+ * person at the terminal; elsewhere the command refuses, naming them.
+ */
+async function confirmSideEffects(preview: ReplayPreview, yes: boolean): Promise<void> {
+  const saved = preview.tokensSaved.input + preview.tokensSaved.output;
+  stderr.write(
+    `  replay plan: reuse ${plural(preview.reused.length, 'checkpoint')}${saved > 0 ? ` (${saved} tokens not spent again)` : ''}` +
+      `${preview.pinned.length > 0 ? `, pin ${preview.pinned.join(', ')}` : ''}, run again: ${preview.rerun.join(', ') || 'nothing'}\n`,
+  );
+  if (preview.sideEffects.length === 0 || yes) return;
+  const named = preview.sideEffects.map((step) => `${step.stepId} (${step.stepType})`).join(', ');
+  if (!terminalIsInteractive())
+    throw new CliError(`these steps have side effects and would run again: ${named}; pass --yes to replay anyway`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`  ${named} will run again (side effects). Replay? [y/N] `);
+    if (parseVerdict(answer) !== true) throw new CliError('replay not started');
+  } finally {
+    rl.close();
+  }
+}
+
+function describe(replay: { runId: string; reused: string[]; pinned: string[] }, sourceId: string, from: string) {
+  const reused = replay.reused.length > 0 ? `: ${replay.reused.join(', ')}` : '';
+  stderr.write(
+    `${stderr.style('bold', '↺ replay')} of run ${sourceId} from ${from} as run ${replay.runId} · reusing ${plural(replay.reused.length, 'checkpoint')}${reused}` +
+      `${replay.pinned.length > 0 ? ` · pinned: ${replay.pinned.join(', ')}` : ''}\n`,
+  );
+}
+
+function lineage(replay: { reused: string[]; pinned: string[] }, sourceId: string, from: string): Record<string, Json> {
+  return { replayOf: { runId: sourceId, checkpoint: from }, reused: replay.reused, pinned: replay.pinned };
+}

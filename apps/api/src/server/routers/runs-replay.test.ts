@@ -1,0 +1,90 @@
+/**
+ * runs.replay and runs.replays through createCaller: a replay answers what completed before the
+ * chosen checkpoint from the source run's journal, pins what it is told, records its lineage,
+ * and names the field when a checkpoint is unknown.
+ */
+import { TRPCError } from '@trpc/server';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { type FlowDoc, type TestServer, testServices, waitForStatus } from '../test-support.ts';
+
+/** Three model turns on the offline mock provider, each reading the one before. */
+const threeTurns: FlowDoc = {
+  irVersion: 1,
+  id: 'three-turns',
+  name: 'Three turns',
+  steps: [
+    { id: 'a', type: 'llm', model: 'mock:echo', prompt: 'one' },
+    { id: 'b', type: 'llm', model: 'mock:echo', prompt: 'two after {{ steps.a.output.text }}' },
+    { id: 'c', type: 'llm', model: 'mock:echo', prompt: 'three after {{ steps.b.output.text }}' },
+  ],
+  output: '=steps.c.output.text',
+};
+
+let server: TestServer;
+beforeEach(async () => {
+  server = await testServices();
+  await server.services.store.flows.save(threeTurns);
+});
+afterEach(async () => {
+  await server.close();
+});
+
+async function completedRun(): Promise<string> {
+  const { runId } = await server.caller().runs.start({ flowId: 'three-turns' });
+  expect(await waitForStatus(server.services, runId, ['completed', 'failed'])).toBe('completed');
+  return runId;
+}
+
+it('replays from a checkpoint: earlier ones are reused, the rest run, the lineage is recorded', async () => {
+  const api = server.caller();
+  const source = await completedRun();
+  const preview = await api.runs.replayPreview({ runId: source, from: 'b' });
+  expect(preview).toEqual({
+    reused: ['a/llm#1'],
+    pinned: [],
+    rerun: ['b', 'b/llm#1', 'c', 'c/llm#1'],
+    sideEffects: [],
+    tokensSaved: { input: 1, output: 1 },
+  });
+  const replay = await api.runs.replay({ runId: source, from: 'b' });
+  expect(replay).toMatchObject({ reused: ['a/llm#1'], pinned: [] });
+  expect(await waitForStatus(server.services, replay.runId, ['completed', 'failed'])).toBe('completed');
+  const [original, replayed] = await Promise.all([
+    api.runs.get({ runId: source }),
+    api.runs.get({ runId: replay.runId }),
+  ]);
+  expect(replayed.run.output).toEqual(original.run.output);
+  expect(replayed.run.replayOf).toEqual({ runId: source, checkpoint: 'b' });
+  expect(original.run.replayOf).toBeNull();
+  expect((await api.runs.replays({ runId: source })).map((run) => run.id)).toEqual([replay.runId]);
+});
+
+it('pins a checkpoint to a given value, which the steps after it read', async () => {
+  const api = server.caller();
+  const source = await completedRun();
+  const pinned = await api.runs.replay({
+    runId: source,
+    from: 'b',
+    // An llm step's checkpoints are its model turns: b's only turn is b/llm#1.
+    pins: { 'b/llm#1': 'PINNED' },
+  });
+  expect(pinned).toMatchObject({ reused: ['a/llm#1'], pinned: ['b/llm#1'] });
+  expect(await waitForStatus(server.services, pinned.runId, ['completed', 'failed'])).toBe('completed');
+  const { run } = await api.runs.get({ runId: pinned.runId });
+  expect(String(run.output)).toContain('three after PINNED');
+});
+
+it('names the field when a checkpoint is unknown, and the run when it is', async () => {
+  const api = server.caller();
+  const source = await completedRun();
+  const unknownFrom = await api.runs.replay({ runId: source, from: 'nope' }).catch((error: unknown) => error);
+  expect(unknownFrom).toBeInstanceOf(TRPCError);
+  expect((unknownFrom as TRPCError).code).toBe('BAD_REQUEST');
+  expect((unknownFrom as TRPCError).message).toMatch(
+    /^from: run has no checkpoint 'nope'; it has: a, a\/llm#1, b, b\/llm#1, c, c\/llm#1/,
+  );
+  const unknownPin = await api.runs.replay({ runId: source, from: 'b', pins: { zz: 1 } }).catch((e: unknown) => e);
+  expect((unknownPin as TRPCError).message).toMatch(/^pin: run has no checkpoint 'zz'/);
+  const unknownRun = await api.runs.replay({ runId: 'run_nope', from: 'b' }).catch((error: unknown) => error);
+  expect((unknownRun as TRPCError).code).toBe('NOT_FOUND');
+});

@@ -1,0 +1,116 @@
+/**
+ * Replay from a checkpoint, on every backend, through the run service: a 10-step run whose
+ * every step is a side effect (a POST to a counting server on loopback) is replayed from step
+ * 6. Steps 1–5 must not run again (answered from the source run's journal, no activity, no
+ * step.run), 6–10 run once more; pinned, step 6 does not run at all and step 7 receives the
+ * pinned value.
+ */
+import { createServer, type Server } from 'node:http';
+import type { Flow, Json } from '@weft/engine';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ConformanceAdapter } from './adapter.ts';
+
+const STEPS = 10;
+
+/** Each step POSTs what the step before it answered: a pin upstream shows in the next request. */
+const sideEffects = {
+  irVersion: 1,
+  id: 'replay-side-effects',
+  name: 'Ten side effects',
+  steps: Array.from({ length: STEPS }, (_, index) => ({
+    id: `s${index + 1}`,
+    type: 'http',
+    method: 'POST',
+    url: `{{ input.base }}/hit/s${index + 1}`,
+    body: { previous: index === 0 ? null : `=steps.s${index}.output.body` },
+  })),
+  output: `=steps.s${STEPS}.output.body`,
+} as unknown as Flow;
+
+interface Counter {
+  base: string;
+  hits: Map<string, number>;
+  bodies: Map<string, Json>;
+  close(): Promise<void>;
+}
+
+async function startCounter(): Promise<Counter> {
+  const hits = new Map<string, number>();
+  const bodies = new Map<string, Json>();
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    req.on('end', () => {
+      const step = (req.url ?? '').replace(/^\/hit\//, '');
+      const count = (hits.get(step) ?? 0) + 1;
+      hits.set(step, count);
+      bodies.set(step, text ? (JSON.parse(text) as Json) : null);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ step, count }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    hits,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => `s${from + index}`);
+const counts = (counter: Counter) => ids(1, STEPS).map((id) => counter.hits.get(id) ?? 0);
+
+/** Registers the replay cases; `adapter()` is the suite's adapter once it has started. */
+export function defineReplayCases(adapter: () => ConformanceAdapter | undefined, timeoutMs: number): void {
+  let counter: Counter | undefined;
+  beforeAll(async () => {
+    counter = await startCounter();
+  });
+  afterAll(async () => {
+    await counter?.close();
+  });
+
+  it(
+    'replay from step 6 of ten side effects: 1–5 are not run again, 6–10 once more; pinned, 6 is not run and 7 gets the pin',
+    async () => {
+      const backend = adapter();
+      if (!backend || !counter) throw new Error('the conformance suite did not start');
+      const { runId: source } = await backend.start({
+        flow: sideEffects,
+        flows: [sideEffects],
+        input: { base: counter.base },
+        fixtures: {},
+      });
+      expect((await backend.waitForEnd(source)).status, `${backend.name}: the source run`).toBe('completed');
+      expect(counts(counter)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+
+      const replay = await backend.replay(source, { from: 's6' });
+      expect(replay.reused).toEqual(ids(1, 5));
+      const replayed = await backend.waitForEnd(replay.runId);
+      expect(replayed.status, `${backend.name}: the replay (${replayed.error?.message ?? ''})`).toBe('completed');
+      expect(counts(counter), `${backend.name}: hits per step after the replay`).toEqual([
+        1, 1, 1, 1, 1, 2, 2, 2, 2, 2,
+      ]);
+      expect(replayed.output).toEqual({ step: 's10', count: 2 });
+
+      const pin = { step: 's6', count: 99, pinned: true };
+      const pinned = await backend.replay(source, {
+        from: 's6',
+        pins: { s6: { status: 200, headers: {}, body: pin } },
+      });
+      expect(pinned).toMatchObject({ reused: ids(1, 5), pinned: ['s6'] });
+      expect((await backend.waitForEnd(pinned.runId)).status, `${backend.name}: the pinned replay`).toBe('completed');
+      expect(counts(counter), `${backend.name}: hits per step after the pinned replay`).toEqual([
+        1, 1, 1, 1, 1, 2, 3, 3, 3, 3,
+      ]);
+      expect(counter.bodies.get('s7')).toEqual({ previous: pin });
+      // The source run is not changed by its replays.
+      expect((await backend.events(source)).filter((event) => event.type === 'step.completed')).toHaveLength(STEPS);
+    },
+    timeoutMs * 2,
+  );
+}
