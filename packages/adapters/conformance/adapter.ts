@@ -67,6 +67,11 @@ export interface ConformanceAdapter {
     runId: string,
     request: { from: string; pins?: Record<string, Json> },
   ): Promise<{ runId: string; reused: string[]; pinned: string[] }>;
+  /**
+   * The checkpoints the engine itself scheduled for a run, from its own history (Temporal's
+   * activities), where the test can read one: proof that a replay's reused ones were not.
+   */
+  engineCalls?(runId: string): Promise<string[]>;
   /** Stops workers and frees every resource the adapter holds. */
   close(): Promise<void>;
 }

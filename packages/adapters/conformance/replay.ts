@@ -96,6 +96,10 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
         1, 1, 1, 1, 1, 2, 2, 2, 2, 2,
       ]);
       expect(replayed.output).toEqual({ step: 's10', count: 2 });
+      if (backend.engineCalls)
+        expect(await backend.engineCalls(replay.runId), `${backend.name}: calls the engine scheduled`).toEqual(
+          ids(6, 10),
+        );
 
       const pin = { step: 's6', count: 99, pinned: true };
       const pinned = await backend.replay(source, {
@@ -108,6 +112,7 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
         1, 1, 1, 1, 1, 2, 3, 3, 3, 3,
       ]);
       expect(counter.bodies.get('s7')).toEqual({ previous: pin });
+      if (backend.engineCalls) expect(await backend.engineCalls(pinned.runId)).toEqual(ids(7, 10));
       // The source run is not changed by its replays.
       expect((await backend.events(source)).filter((event) => event.type === 'step.completed')).toHaveLength(STEPS);
     },

@@ -25,6 +25,8 @@ export interface RunServiceAdapterOptions {
   backend: (flows: ReturnType<typeof mutableFlowSource>) => Promise<RunBackend> | RunBackend;
   /** Frees what the caller opened, after the service and the store are closed. */
   cleanup?: () => Promise<void> | void;
+  /** See ConformanceAdapter.engineCalls. */
+  engineCalls?: (runId: string) => Promise<string[]>;
 }
 
 export function runServiceConformanceAdapter(options: RunServiceAdapterOptions): () => Promise<ConformanceAdapter> {
@@ -65,6 +67,7 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
       },
       events: (runId) => store.readEvents(runId),
       replay: (runId, request) => service.replay(runId, request),
+      ...(options.engineCalls ? { engineCalls: options.engineCalls } : {}),
       async close() {
         await service.close();
         await store.close();

@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { createExecutorRegistry } from '../src/executors/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import type { RunStore } from '../src/store/types.ts';
-import { openTemporalBackend } from '../src/temporal/backend.ts';
+import { openTemporalBackend, type TemporalBackend } from '../src/temporal/backend.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../src/temporal/dev-server.ts';
 import { weftWorkflowBundle } from '../src/temporal/worker.ts';
+import { scheduledCallSteps } from '../test/temporal/support.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { defineConformanceSuite } from './index.ts';
 import { runServiceConformanceAdapter } from './run-service-adapter.ts';
@@ -37,17 +38,25 @@ async function temporalAdapter(): Promise<ConformanceAdapter> {
   const address = server.address;
   const dir = mkdtempSync(join(tmpdir(), 'weft-temporal-'));
   const store: RunStore = await openSqliteStore(join(dir, 'weft.db'));
+  let backend: TemporalBackend | undefined;
   return runServiceConformanceAdapter({
     name: 'temporal (sqlite)',
     store,
     // The product's backend, with its worker in this process on a task queue of its own.
-    backend: (flows) =>
-      openTemporalBackend({
+    backend: async (flows) => {
+      backend = await openTemporalBackend({
         address,
         taskQueue: `weft-conformance-${process.pid}`,
         store,
         worker: { flows, executors: createExecutorRegistry({ http: { allowPrivateNetwork: true } }) },
-      }),
+      });
+      return backend;
+    },
+    async engineCalls(runId) {
+      if (!backend) throw new Error('the Temporal backend is not open');
+      const history = await backend.client.workflow.getHandle(runId).fetchHistory();
+      return scheduledCallSteps(history.events ?? []);
+    },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   })();
 }

@@ -165,6 +165,17 @@ function decodePayloads(payloads: Payloads): unknown[] {
   );
 }
 
+/** The step ids of every `executeCall` activity a history schedules, in order. */
+export function scheduledCallSteps(events: readonly HistoryEvent[]): string[] {
+  const steps: string[] = [];
+  for (const event of events) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes && attributes.activityType?.name === 'executeCall')
+      steps.push(String((decodePayloads(attributes.input) as [string, string])[1]));
+  }
+  return steps;
+}
+
 /** The step ids of the `executeCall` activities a history records as completed. */
 export function completedCallSteps(events: readonly HistoryEvent[]): string[] {
   const scheduled = new Map<string, string>();
