@@ -13,7 +13,7 @@ import type { ConformanceAdapter } from './adapter.ts';
 const STEPS = 10;
 
 /** Each step POSTs what the step before it answered: a pin upstream shows in the next request. */
-const sideEffects = {
+export const REPLAY_FLOW = {
   irVersion: 1,
   id: 'replay-side-effects',
   name: 'Ten side effects',
@@ -80,8 +80,8 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       const backend = adapter();
       if (!backend || !counter) throw new Error('the conformance suite did not start');
       const { runId: source } = await backend.start({
-        flow: sideEffects,
-        flows: [sideEffects],
+        flow: REPLAY_FLOW,
+        flows: [REPLAY_FLOW],
         input: { base: counter.base },
         fixtures: {},
       });

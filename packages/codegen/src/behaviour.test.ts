@@ -16,24 +16,26 @@ import {
   defineConformanceSuite,
   inProcessUnderTest,
   loadExamples,
+  REPLAY_FLOW,
   runServiceConformanceAdapter,
 } from '@weft/adapters/conformance';
 import { openSqliteStore } from '@weft/adapters/store';
-import { type CodeFirstFlow, isCodeFirstFlow, runCodeFirst } from '@weft/engine';
+import { type CodeFirstFlow, type Flow, isCodeFirstFlow, runCodeFirst } from '@weft/engine';
 import { afterAll, describe } from 'vitest';
 import { exportFlow } from './export-flow.ts';
 
 const MODULES = fileURLToPath(new URL(`../.tmp-behaviour-${process.pid}/`, import.meta.url));
 afterAll(() => rmSync(MODULES, { recursive: true, force: true }));
 
-/** Every example exported and loaded as its code-first flow, by flow id. */
+/** Every example (and the replay case's flow) exported and loaded as its code-first flow, by flow id. */
 async function exportedFlows(): Promise<Map<string, CodeFirstFlow>> {
   mkdirSync(MODULES, { recursive: true });
   const load = createRequire(MODULES);
   const flows = new Map<string, CodeFirstFlow>();
-  for (const [id, example] of loadExamples()) {
+  const sources: [string, Flow][] = [...loadExamples()].map(([id, example]) => [id, example.flow]);
+  for (const [id, flow] of [...sources, [REPLAY_FLOW.id, REPLAY_FLOW] as [string, Flow]]) {
     const file = join(MODULES, `${id}.ts`);
-    writeFileSync(file, await exportFlow(example.flow, 'weft'));
+    writeFileSync(file, await exportFlow(flow, 'weft'));
     const loaded = (load(file) as { default: unknown }).default;
     if (!isCodeFirstFlow(loaded)) throw new Error(`${id}.ts does not export a code-first flow`);
     flows.set(id, loaded);

@@ -10,7 +10,7 @@ import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClient
 import type { Json, RunEvent, RunState } from '@weft/engine';
 import { EventSource } from 'eventsource';
 import type { AppRouter } from '../server/router.ts';
-import { cliDecider, osUser, terminalIsInteractive } from './approvals.ts';
+import { type CliDecider, osUser } from './approvals.ts';
 import { messageOf } from './context.ts';
 import { CliError, EXIT, formatDuration, plural, printJsonLine, redact, stderr } from './output.ts';
 import { ProgressRenderer } from './progress.ts';
@@ -119,8 +119,8 @@ const END = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 
 interface FollowOptions {
   json: boolean;
-  /** `--approve` presets (run only). */
-  presets?: ReadonlyMap<string, boolean>;
+  /** Answers approvals: `--approve` presets, else the terminal. */
+  decider: CliDecider;
   /** Per run, the seq of the last event already seen (events after it are rendered). */
   after?: ReadonlyMap<string, number>;
   /** More fields for the `--json` line. */
@@ -134,7 +134,7 @@ interface FollowOptions {
  */
 export async function followRun(remote: Remote, rootRunId: string, options: FollowOptions): Promise<number> {
   const renderer = new ProgressRenderer(stderr, new Map([[rootRunId, '']]));
-  const decider = cliDecider(options.presets ?? new Map(), terminalIsInteractive());
+  const { decider } = options;
   const known = new Set<string>();
   const subscriptions: { unsubscribe(): void }[] = [];
   let failure: unknown;
@@ -224,15 +224,6 @@ export async function followRun(remote: Remote, rootRunId: string, options: Foll
     process.off('SIGINT', onInterrupt);
     for (const sub of subscriptions) sub.unsubscribe();
     renderer.end();
-  }
-  const unused = decider.unused();
-  if (unused.length > 0 && options.presets) {
-    stderr.write(
-      stderr.style(
-        'yellow',
-        `  note: --approve for ${plural(unused.length, 'step')} no approval asked about: ${unused.join(', ')}\n`,
-      ),
-    );
   }
   return reportRemote(remote, rootRunId, [...known], options);
 }

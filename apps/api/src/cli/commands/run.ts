@@ -4,20 +4,16 @@
  * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
  */
 import { dirname } from 'node:path';
-import type { BackendName } from '@weft/adapters/backends';
-import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
-import { BackendRefusedError } from '@weft/adapters/service';
-import { type Fixtures, FlowInvalidError, type Json } from '@weft/engine';
+import type { Fixtures, Json } from '@weft/engine';
 import { configuredBackends } from '../../backends.ts';
 import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
-import { openCliRuntime, readEnv, rememberFlowsDir } from '../context.ts';
+import { readEnv } from '../context.ts';
 import { isExternalBackend, notConfigured } from '../external.ts';
 import { readFlowFile, readInputArg, readJsonFile } from '../files.ts';
-import { followRunTree } from '../follow.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../output.ts';
-import { connect, followRun, remoteError, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
-import { formatIssues } from './validate.ts';
+import { SERVER_OPTION, SERVER_USAGE, serverUrl } from '../remote.ts';
+import { openRunAccess, RunRefused } from '../run-access.ts';
 
 export const BACKENDS = ['inprocess'] as const;
 
@@ -82,7 +78,8 @@ export const runCommand: Command = {
     const { values } = args;
     const backend = values.backend ?? 'inprocess';
     const backends = availableBackends();
-    if (!backends.includes(backend)) {
+    // On a server, the server says which engines it has.
+    if (!serverUrl(values.server) && !backends.includes(backend)) {
       const why = isExternalBackend(backend) ? ` (${notConfigured(backend)})` : '';
       throw new UsageError(`unknown backend '${backend}'; the CLI can run on: ${backends.join(', ')}${why}`, usage);
     }
@@ -95,72 +92,21 @@ export const runCommand: Command = {
     const fixtures = values.fixtures ? checkFixtures(await readJsonFile(values.fixtures, 'fixtures file')) : undefined;
 
     const server = serverUrl(values.server);
-    if (server) {
-      const remote = connect(server);
-      let runId: string;
-      try {
-        const { flow } = await remote.call((c) => c.flows.import.mutate({ json: JSON.stringify(doc) }));
-        ({ runId } = await remote.call((c) =>
-          c.runs.start.mutate({
-            flowId: flow.id,
-            version: flow.version,
-            input,
-            ...(fixtures ? { fixtures: fixtures as Record<string, Json[]> } : {}),
-          }),
-        ));
-      } catch (error) {
-        const failure = remoteError(server, error);
-        if (values.json) {
-          const errors = (error as { data?: { flowErrors?: unknown; issues?: unknown } }).data;
-          stdout.write(
-            `${JSON.stringify({ runId: null, status: 'invalid', error: { message: failure.message }, errors: errors?.flowErrors ?? errors?.issues ?? [] })}\n`,
-          );
-        }
-        throw failure;
-      }
-      return followRun(remote, runId, { json: values.json === true, presets });
-    }
-
     const decider = cliDecider(presets, terminalIsInteractive());
-    const runtime = await openCliRuntime({
-      env,
-      flowsDir,
-      decide: decider.decide,
-      external: isExternalBackend(backend) ? [backend] : [],
-    });
+    const runs = await openRunAccess({ server, env, flowsDir, decider });
     try {
       let runId: string;
       try {
-        ({ runId } = await runtime.service.start({
-          flow: doc,
-          input,
-          ...(fixtures ? { fixtures } : {}),
-          backend: backend as BackendName,
-        }));
+        runId = await runs.start({ doc, file, input, ...(fixtures ? { fixtures } : {}), backend });
       } catch (error) {
         // Scripts reading the last stdout line learn that no run started, and why.
-        if (values.json && !(error instanceof BackendRefusedError)) {
-          const errors = error instanceof FlowInvalidError || error instanceof InputInvalidError ? error.issues : [];
-          const message = error instanceof Error ? error.message : String(error);
-          stdout.write(`${JSON.stringify({ runId: null, status: 'invalid', error: { message }, errors })}\n`);
-        }
-        if (error instanceof FlowInvalidError) {
-          throw new CliError(`flow ${file} is invalid:\n${formatIssues(error.issues).trimEnd()}`);
-        }
-        if (error instanceof InputInvalidError) {
-          const lines = error.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n');
-          throw new CliError(`the input does not fit the flow's input schema:\n${lines}`);
-        }
-        if (error instanceof InputTooLargeError || error instanceof BackendRefusedError)
-          throw new CliError(error.message);
+        if (values.json && error instanceof RunRefused && error.invalid)
+          stdout.write(
+            `${JSON.stringify({ runId: null, status: 'invalid', error: { message: error.detail }, errors: error.issues })}\n`,
+          );
         throw error;
       }
-      await rememberFlowsDir(env, runId, flowsDir);
-      const code = await followRunTree(runtime.service, runId, {
-        json: values.json === true,
-        decider,
-        settled: runtime.inprocess.settled(),
-      });
+      const code = await runs.follow(runId, { json: values.json === true, decider });
       const unused = decider.unused();
       if (unused.length > 0) {
         stderr.write(
@@ -172,7 +118,7 @@ export const runCommand: Command = {
       }
       return code;
     } finally {
-      await runtime.close();
+      await runs.close();
     }
   },
 };

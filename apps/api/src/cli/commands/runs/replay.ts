@@ -7,17 +7,15 @@
 
 import { createInterface } from 'node:readline/promises';
 import { BACKEND_NAMES, type BackendName } from '@weft/adapters/backends';
-import { type ReplayPreview, UnknownCheckpointError } from '@weft/adapters/service';
+import type { ReplayPreview } from '@weft/adapters/service';
 import type { Json } from '@weft/engine';
 import { cliDecider, parseVerdict, terminalIsInteractive } from '../../approvals.ts';
 import { type Command, parseCommandArgs } from '../../args.ts';
-import { openCliRuntime, openStoreFromEnv, readEnv, recalledFlowsDir } from '../../context.ts';
-import { isExternalBackend } from '../../external.ts';
+import { readEnv } from '../../context.ts';
 import { readInputArg } from '../../files.ts';
-import { followRunTree } from '../../follow.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../../output.ts';
-import { connect, followRun, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
-import { getRunOrFail, rootOf } from '../../tree.ts';
+import { SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
+import { openRunAccess } from '../../run-access.ts';
 
 const usage = `Usage: weft runs replay <runId> --from <checkpoint> [options]
 
@@ -83,47 +81,15 @@ export const runsReplayCommand: Command = {
     };
     const json = values.json === true;
 
-    const server = serverUrl(values.server);
-    if (server) {
-      const remote = connect(server);
-      const preview = await remote.call((c) => c.runs.replayPreview.query({ runId: sourceId, ...request }));
-      await confirmSideEffects(preview, values.yes === true);
-      const replay = await remote.call((c) => c.runs.replay.mutate({ runId: sourceId, ...request }));
-      describe(replay, sourceId, values.from);
-      return followRun(remote, replay.runId, { json, extra: lineage(replay, sourceId, values.from) });
-    }
-
-    const store = await openStoreFromEnv(env);
-    const source = await getRunOrFail(store, sourceId).catch(async (error) => {
-      await store.close();
-      throw error;
-    });
-    const backend = (values.backend ?? source.backend) as BackendName;
-    const flowsDir = values.flows ?? (await recalledFlowsDir(env, (await rootOf(store, source)).id));
-    const runtime = await openCliRuntime({
-      env,
-      store,
-      flowsDir: flowsDir ?? (isExternalBackend(backend) ? '.' : undefined),
-      decide: cliDecider(new Map(), terminalIsInteractive()).decide,
-      external: isExternalBackend(backend) ? [backend] : [],
-    });
+    const decider = cliDecider(new Map(), terminalIsInteractive());
+    const runs = await openRunAccess({ server: serverUrl(values.server), env, flowsDir: values.flows, decider });
     try {
-      let replay: Awaited<ReturnType<typeof runtime.service.replay>>;
-      try {
-        await confirmSideEffects(await runtime.service.previewReplay(source.id, request), values.yes === true);
-        replay = await runtime.service.replay(source.id, request);
-      } catch (error) {
-        if (error instanceof UnknownCheckpointError) throw new CliError(error.message);
-        throw error;
-      }
-      describe(replay, source.id, values.from);
-      return await followRunTree(runtime.service, replay.runId, {
-        json,
-        settled: runtime.inprocess.settled(),
-        extra: lineage(replay, source.id, values.from),
-      });
+      await confirmSideEffects(await runs.previewReplay(sourceId, request), values.yes === true);
+      const replay = await runs.replay(sourceId, request);
+      describe(replay, sourceId, values.from);
+      return await runs.follow(replay.runId, { json, decider, extra: lineage(replay, sourceId, values.from) });
     } finally {
-      await runtime.close();
+      await runs.close();
     }
   },
 };

@@ -1,0 +1,86 @@
+/**
+ * Runs on a running `weft serve` (`--server <url>` / WEFT_SERVER), through its run service over
+ * tRPC: the same procedures the editor calls, so a run started from the terminal shows there.
+ * The server executes; this command only asks and follows (Ctrl-C stops following).
+ */
+import { isFinalStatus, type Json } from '@weft/engine';
+import { CliError, EXIT, stderr } from './output.ts';
+import { connect, followRun, type Remote, remoteError } from './remote.ts';
+import { type RunAccess, RunRefused } from './run-access.ts';
+
+export function openRemoteAccess(url: string): RunAccess {
+  const remote: Remote = connect(url);
+  return {
+    async start({ doc, input, fixtures, backend }) {
+      try {
+        const { flow } = await remote.client.flows.import.mutate({ json: JSON.stringify(doc) });
+        const { runId } = await remote.client.runs.start.mutate({
+          flowId: flow.id,
+          version: flow.version,
+          input,
+          ...(fixtures ? { fixtures: fixtures as Record<string, Json[]> } : {}),
+          ...(backend !== 'inprocess' ? { backend: backend as 'temporal' | 'inngest' } : {}),
+        });
+        return runId;
+      } catch (error) {
+        const failure = remoteError(url, error);
+        const data = (error as { data?: { flowErrors?: unknown[]; issues?: unknown[] } }).data;
+        throw new RunRefused(failure.message, { issues: data?.flowErrors ?? data?.issues ?? [] });
+      }
+    },
+
+    async approve(runId, stepId, decision) {
+      const after = new Map<string, number>();
+      let current = await remote.call((c) => c.runs.get.query({ runId }));
+      after.set(current.run.id, current.state.seq);
+      for (let depth = 0; current.run.parentRunId && depth < 64; depth++) {
+        const parentId = current.run.parentRunId;
+        current = await remote.call((c) => c.runs.get.query({ runId: parentId }));
+        after.set(current.run.id, current.state.seq);
+      }
+      const decided = await remote.call((c) =>
+        c.approvals.decide.mutate({
+          runId,
+          stepId,
+          approved: decision.approved,
+          ...(decision.comment ? { comment: decision.comment } : {}),
+        }),
+      );
+      const verdict = stderr.style(
+        decision.approved ? 'green' : 'red',
+        decision.approved ? '☑ approved' : '☒ rejected',
+      );
+      stderr.write(`${verdict} ${stepId} of run ${runId} by ${decided.by}; the server continues it\n`);
+      return { rootRunId: current.run.id, after };
+    },
+
+    async resume(runId) {
+      const got = await remote.call((c) => c.runs.get.query({ runId }));
+      if (isFinalStatus(got.run.status))
+        stderr.write(`run ${got.run.id} already ${got.run.status}; nothing to resume\n`);
+      else await remote.call((c) => c.runs.resume.mutate({ runId: got.run.id }));
+      return { rootRunId: got.run.id, after: new Map([[got.run.id, got.state.seq]]) };
+    },
+
+    async cancel(runId) {
+      const { run } = await remote.call((c) => c.runs.get.query({ runId }));
+      if (isFinalStatus(run.status)) {
+        stderr.write(`run ${run.id} already ${run.status}; nothing to cancel\n`);
+        return EXIT.ok;
+      }
+      const result = await remote.call((c) => c.runs.cancel.mutate({ runId: run.id }));
+      stderr.write(`${stderr.style('bold', '■ cancelled')} run ${result.runId} (${result.status})\n`);
+      return EXIT.ok;
+    },
+
+    previewReplay: (runId, request) => remote.call((c) => c.runs.replayPreview.query({ runId, ...request })),
+    replay: (runId, request) => remote.call((c) => c.runs.replay.mutate({ runId, ...request })),
+
+    follow(rootRunId, { json, decider, after, extra }) {
+      if (!decider) throw new CliError('following a run on a server needs a decider');
+      return followRun(remote, rootRunId, { json, decider, ...(after ? { after } : {}), ...(extra ? { extra } : {}) });
+    },
+
+    async close() {},
+  };
+}
