@@ -97,3 +97,39 @@ describe('weft runs replay', () => {
     expect(noRun.stderr).toContain("unknown run 'run_nope'");
   });
 });
+
+describe('weft runs diff', () => {
+  const triage = flow(
+    'triage',
+    [
+      { id: 'score', type: 'transform', value: '=input.n * 10' },
+      {
+        id: 'route',
+        type: 'branch',
+        cases: [{ when: '=steps.score.output > 50', steps: [{ id: 'escalate', type: 'transform', value: 'page' }] }],
+        else: [{ id: 'queue', type: 'transform', value: 'later' }],
+      },
+    ],
+    { output: { score: '=steps.score.output' } },
+  );
+
+  it('shows where two runs diverge at a branch, what changed, and exits 1; 0 for a run and its replay', async () => {
+    const file = await ws.write('triage.json', triage);
+    const high = lastJson((await ws.cli(['run', file, '--input', '{"n":9}', '--json'])).stdout);
+    const low = lastJson((await ws.cli(['run', file, '--input', '{"n":2}', '--json'])).stdout);
+    const diff = await ws.cli(['runs', 'diff', String(high.runId), String(low.runId)]);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toContain('first divergence: score');
+    expect(diff.stdout).toMatch(/≠ score\s+output: 90 → 20/);
+    expect(diff.stdout).toMatch(/− route\/escalate\s+only in A/);
+    expect(diff.stdout).toMatch(/\+ route\/queue\s+only in B/);
+    expect(diff.stdout).toContain('output: output.score: 90 → 20');
+    const json = lastJson((await ws.cli(['runs', 'diff', String(high.runId), String(low.runId), '--json'])).stdout);
+    expect(json).toMatchObject({ a: high.runId, b: low.runId, firstDivergence: 'score' });
+
+    const replay = lastJson((await ws.cli(['runs', 'replay', String(high.runId), '--from', 'route', '--json'])).stdout);
+    const same = await ws.cli(['runs', 'diff', String(high.runId), String(replay.runId)]);
+    expect(same.stdout).toContain('every step the same');
+    expect(same.code).toBe(0);
+  });
+});

@@ -1,5 +1,6 @@
 export * from './code-first/define-flow.ts';
 export * from './errors.ts';
+export { compareRuns, type JsonChange, type RunComparison, type StepComparison } from './events/compare.ts';
 export * from './events/events.ts';
 export { fixturesFromEvents } from './events/fixtures.ts';
 export * from './events/reducer.ts';

@@ -7,7 +7,7 @@ import type { BackendName } from '@weft/adapters/backends';
 import { InputInvalidError, InputTooLargeError } from '@weft/adapters/inprocess';
 import { ApprovalClosedError, BackendRefusedError, UnknownCheckpointError } from '@weft/adapters/service';
 import type { ApprovalRecord, RunRecord, RunStore } from '@weft/adapters/store';
-import { FlowInvalidError, isFinalStatus } from '@weft/engine';
+import { FlowInvalidError, isFinalStatus, runState } from '@weft/engine';
 import { osUser } from './approvals.ts';
 import { awaitCancelled } from './cancelled.ts';
 import { formatIssues } from './commands/validate.ts';
@@ -136,6 +136,11 @@ export async function openLocalAccess(options: AccessOptions): Promise<RunAccess
       const source = await getRunOrFail(store, runId);
       const { service } = await open(request.backend ?? source.backend, (await rootOf(store, source)).id);
       return checkpointErrors(() => service.replay(runId, request));
+    },
+
+    async state(runId) {
+      const run = await getRunOrFail(store, runId);
+      return { run, state: runState(await store.readEvents(run.id)) };
     },
 
     async follow(rootRunId, { json, decider, after, targetRunId, extra }) {

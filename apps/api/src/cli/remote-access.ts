@@ -3,7 +3,7 @@
  * tRPC: the same procedures the editor calls, so a run started from the terminal shows there.
  * The server executes; this command only asks and follows (Ctrl-C stops following).
  */
-import { isFinalStatus, type Json } from '@weft/engine';
+import { isFinalStatus, type Json, type RunState } from '@weft/engine';
 import { CliError, EXIT, stderr } from './output.ts';
 import { connect, followRun, type Remote, remoteError } from './remote.ts';
 import { type RunAccess, RunRefused } from './run-access.ts';
@@ -75,6 +75,11 @@ export function openRemoteAccess(url: string): RunAccess {
 
     previewReplay: (runId, request) => remote.call((c) => c.runs.replayPreview.query({ runId, ...request })),
     replay: (runId, request) => remote.call((c) => c.runs.replay.mutate({ runId, ...request })),
+
+    async state(runId) {
+      const got = await remote.call((c) => c.runs.get.query({ runId }));
+      return { run: got.run, state: got.state as RunState };
+    },
 
     follow(rootRunId, { json, decider, after, extra }) {
       if (!decider) throw new CliError('following a run on a server needs a decider');

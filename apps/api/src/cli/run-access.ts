@@ -5,7 +5,7 @@
  * arguments, opens a RunAccess and takes one path through it.
  */
 import type { ReplayPreview, ReplayRequest } from '@weft/adapters/service';
-import type { Fixtures, Json } from '@weft/engine';
+import type { Fixtures, Json, RunState } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
 import type { CliEnv } from './context.ts';
 import { openLocalAccess } from './local-access.ts';
@@ -52,6 +52,10 @@ export interface RunAccess {
   cancel(runId: string): Promise<number>;
   previewReplay(runId: string, request: ReplayRequest): Promise<ReplayPreview>;
   replay(runId: string, request: ReplayRequest): Promise<{ runId: string } & ReplayPreview>;
+  /** A run and the state its events fold to (for comparing runs). */
+  state(
+    runId: string,
+  ): Promise<{ run: { id: string; flowId: string; flowVersion: number; status: string }; state: RunState }>;
   /** Follows the run tree to its end or until it parks, with progress; prints the summary; the exit code. */
   follow(rootRunId: string, options: FollowOptions): Promise<number>;
   close(): Promise<void>;

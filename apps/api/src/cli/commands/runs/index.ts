@@ -1,7 +1,8 @@
-/** `weft runs <list|show|resume|replay|fixtures|cancel>`. */
+/** `weft runs <list|show|resume|replay|diff|fixtures|cancel>`. */
 import type { Command } from '../../args.ts';
 import { EXIT, stdout, UsageError } from '../../output.ts';
 import { runsCancelCommand } from './cancel.ts';
+import { runsDiffCommand } from './diff.ts';
 import { runsFixturesCommand } from './fixtures.ts';
 import { runsListCommand } from './list.ts';
 import { runsReplayCommand } from './replay.ts';
@@ -13,6 +14,7 @@ const subcommands: readonly Command[] = [
   runsShowCommand,
   runsResumeCommand,
   runsReplayCommand,
+  runsDiffCommand,
   runsFixturesCommand,
   runsCancelCommand,
 ];
@@ -26,7 +28,7 @@ Run \`weft runs <command> --help\` for a command's options.`;
 
 export const runsCommand: Command = {
   name: 'runs',
-  summary: 'list, inspect, resume, replay, cancel runs; export fixtures',
+  summary: 'list, inspect, resume, replay, compare, cancel runs; export fixtures',
   usage,
   async run(argv) {
     const [name, ...rest] = argv;
