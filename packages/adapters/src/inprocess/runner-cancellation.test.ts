@@ -3,48 +3,13 @@
  * one, and a cancel that races another ending — a branch parking, a child run executing inline,
  * or the run finishing in another process.
  */
-import type { RunEvent } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostTool } from '../executors/index.ts';
-import type { RunStore } from '../store/types.ts';
-import type { InProcessRunner } from './runner.ts';
-import {
-  approve,
-  createRunner,
-  deferred,
-  flowOf,
-  type HarnessOptions,
-  sqliteFileBackend,
-  waitFor,
-} from './test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { approve, deferred, flowOf, ofType, sqliteRunnerHarness, tool, waitFor } from './test-support.ts';
 
-const backend = sqliteFileBackend();
-let store: RunStore;
-const runners: InProcessRunner[] = [];
-const runner = (options: HarnessOptions = {}): InProcessRunner => {
-  const created = createRunner(store, options);
-  runners.push(created);
-  return created;
-};
-
-beforeAll(async () => {
-  await backend.setup();
-  store = await backend.open();
-});
-afterAll(async () => {
-  for (const created of runners) await created.close();
-  await backend.teardown();
-});
+const { store, runner, runnerElsewhere } = sqliteRunnerHarness();
 
 let counter = 0;
 const runId = (name: string) => `${name}-${++counter}`;
-
-function tool(execute: HostTool['execute']): HostTool {
-  return { description: 'test tool', parameters: { type: 'object' }, execute };
-}
-
-const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
-  events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
 
 describe('cancellation', () => {
   for (const honours of [true, false]) {
@@ -157,8 +122,7 @@ describe('cancellation that races other endings', () => {
       return 'finished';
     });
     const executing = runner({ tools: { wait } });
-    const elsewhere = createRunner(await backend.open(), {}); // another connection, as another process would
-    runners.push(elsewhere);
+    const elsewhere = await runnerElsewhere(); // another connection, as another process would
     const id = runId('remote-cancel');
     const running = executing.start(
       flowOf('remote-cancel', [{ id: 'w', type: 'tool', tool: 'wait' }]),

@@ -3,48 +3,23 @@
  * a journaled sleep) for recovery rather than cancelling them, and recover() in the next
  * runner finishes them — but leaves runs that belong to another engine alone.
  */
-import type { RunEvent } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostTool } from '../executors/index.ts';
-import type { RunStore } from '../store/types.ts';
-import type { InProcessRunner } from './runner.ts';
 import {
   createRunner,
   deferred,
   duplicateKeys,
   flowOf,
-  type HarnessOptions,
+  ofType,
   sqliteFileBackend,
+  sqliteRunnerHarness,
+  tool,
   waitFor,
 } from './test-support.ts';
 
-const backend = sqliteFileBackend();
-let store: RunStore;
-const runners: InProcessRunner[] = [];
-const runner = (options: HarnessOptions = {}): InProcessRunner => {
-  const created = createRunner(store, options);
-  runners.push(created);
-  return created;
-};
-
-beforeAll(async () => {
-  await backend.setup();
-  store = await backend.open();
-});
-afterAll(async () => {
-  for (const created of runners) await created.close();
-  await backend.teardown();
-});
+const { store, runner } = sqliteRunnerHarness();
 
 let counter = 0;
 const runId = (name: string) => `${name}-${++counter}`;
-
-function tool(execute: HostTool['execute']): HostTool {
-  return { description: 'test tool', parameters: { type: 'object' }, execute };
-}
-
-const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
-  events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
 
 describe('closing the runner', () => {
   it('does not wait for a decider that never answers; the run is left for recovery', async () => {

@@ -4,44 +4,11 @@
  * Cancellation is in runner-cancellation.test.ts; closing, durable sleep and recovery in
  * runner-recovery.test.ts.
  */
-import { NonRetryableError, type RunEvent } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HostTool } from '../executors/index.ts';
-import type { RunStore } from '../store/types.ts';
-import type { InProcessRunner } from './runner.ts';
-import {
-  approve,
-  createRunner,
-  duplicateKeys,
-  flowOf,
-  type HarnessOptions,
-  sqliteFileBackend,
-} from './test-support.ts';
+import { NonRetryableError } from '@weft/engine';
+import { describe, expect, it } from 'vitest';
+import { approve, duplicateKeys, flowOf, ofType, sqliteRunnerHarness, tool } from './test-support.ts';
 
-const backend = sqliteFileBackend();
-let store: RunStore;
-const runners: InProcessRunner[] = [];
-const runner = (options: HarnessOptions = {}): InProcessRunner => {
-  const created = createRunner(store, options);
-  runners.push(created);
-  return created;
-};
-
-beforeAll(async () => {
-  await backend.setup();
-  store = await backend.open();
-});
-afterAll(async () => {
-  for (const created of runners) await created.close();
-  await backend.teardown();
-});
-
-function tool(execute: HostTool['execute']): HostTool {
-  return { description: 'test tool', parameters: { type: 'object' }, execute };
-}
-
-const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
-  events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
+const { store, runner } = sqliteRunnerHarness();
 
 describe('retries and timeouts', () => {
   it('retries a failing call with backoff and reports each retry', async () => {

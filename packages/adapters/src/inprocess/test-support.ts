@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventKey, type Flow, type RunEvent } from '@weft/engine';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import { createExecutorRegistry, type ExecutorOptions, type HostTool } from '../executors/index.ts';
 import { ApprovalClosedError, RunEndedError } from '../service/errors.ts';
@@ -220,3 +221,58 @@ export async function approve(
   await backend.settled();
   return { accepted: true, outcome: await outcome() };
 }
+
+/**
+ * For a runner test file: a SQLite file store opened before its tests (`store` forwards to
+ * it) and `runner(options)`, whose runners are all closed after them.
+ */
+export function sqliteRunnerHarness(): {
+  store: RunStore;
+  runner(options?: HarnessOptions): InProcessRunner;
+  /** A runner on another connection to the same file, as another process would have. */
+  runnerElsewhere(options?: HarnessOptions): Promise<InProcessRunner>;
+} {
+  const backend = sqliteFileBackend();
+  let opened: RunStore | undefined;
+  const runners: InProcessRunner[] = [];
+  beforeAll(async () => {
+    await backend.setup();
+    opened = await backend.open();
+  });
+  afterAll(async () => {
+    for (const created of runners) await created.close();
+    await backend.teardown();
+  });
+  const current = (): RunStore => {
+    if (!opened) throw new Error('the test store opens in beforeAll');
+    return opened;
+  };
+  const store = new Proxy({} as RunStore, {
+    get(_target, key) {
+      const value = Reflect.get(current(), key);
+      return typeof value === 'function' ? value.bind(current()) : value;
+    },
+  });
+  return {
+    store,
+    runner(options = {}) {
+      const created = createRunner(current(), options);
+      runners.push(created);
+      return created;
+    },
+    async runnerElsewhere(options = {}) {
+      const created = createRunner(await backend.open(), options);
+      runners.push(created);
+      return created;
+    },
+  };
+}
+
+/** A host tool for tests. */
+export function tool(execute: HostTool['execute']): HostTool {
+  return { description: 'test tool', parameters: { type: 'object' }, execute };
+}
+
+/** The events of one type, typed. */
+export const ofType = <T extends RunEvent['type']>(events: RunEvent[], type: T) =>
+  events.filter((event): event is Extract<RunEvent, { type: T }> => event.type === type);
