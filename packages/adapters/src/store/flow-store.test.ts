@@ -2,32 +2,12 @@
  * The run store's saved flows over both dialects: immutable increasing versions, atomic create,
  * concurrent saves across connections, and delete (numbering continues when the id is reused).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresBackend, sqliteBackend } from './test-support.ts';
-import type { RunStore } from './types.ts';
+import { describe, expect, it } from 'vitest';
+import { postgresBackend, sqliteBackend, storeHarness } from './test-support.ts';
 
 // The same behaviours, word for word, against both dialects.
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))('%s run store', (_, backend) => {
-  let store: RunStore;
-  const opened: RunStore[] = [];
-  const open = async (): Promise<RunStore> => {
-    const s = await backend.open();
-    opened.push(s);
-    return s;
-  };
-
-  beforeAll(async () => {
-    await backend.setup();
-    store = await open();
-  });
-  afterAll(async () => {
-    for (const s of opened) await s.close();
-    await backend.teardown();
-  });
-
-  // Tests share one database: every id is unique so no test sees another's rows.
-  let counter = 0;
-  const uid = (prefix: string): string => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  const { store, open, uid } = storeHarness(backend);
   const flowDoc = (id: string, name = `Flow ${id}`, extra: Record<string, unknown> = {}) => ({
     irVersion: 1,
     id,

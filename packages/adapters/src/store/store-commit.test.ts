@@ -4,46 +4,13 @@
  * all-or-nothing commit, and two connections committing to one run at once.
  */
 import type { RunEventInput } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completed, postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
-import type { CommitBatch, JournalEntry, NewRun, RunStore } from './types.ts';
+import { describe, expect, it } from 'vitest';
+import { completed, postgresBackend, sqliteBackend, stepEvents, storeHarness } from './test-support.ts';
+import type { CommitBatch, JournalEntry } from './types.ts';
 
 // The same behaviours, word for word, against both dialects.
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))('%s run store', (_, backend) => {
-  let store: RunStore;
-  const opened: RunStore[] = [];
-  const open = async (): Promise<RunStore> => {
-    const s = await backend.open();
-    opened.push(s);
-    return s;
-  };
-
-  beforeAll(async () => {
-    await backend.setup();
-    store = await open();
-  });
-  afterAll(async () => {
-    for (const s of opened) await s.close();
-    await backend.teardown();
-  });
-
-  // Tests share one database: every id is unique so no test sees another's rows.
-  let counter = 0;
-  const uid = (prefix: string): string => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
-    id: uid('run'),
-    flowId: 'flow',
-    flowVersion: 1,
-    flow: { irVersion: 1, id: 'flow', steps: [] },
-    input: { ticket: 'hi' },
-    backend: 'inprocess',
-    ...overrides,
-  });
-  const created = async (overrides: Partial<NewRun> = {}): Promise<string> => {
-    const run = newRun(overrides);
-    await store.createRun(run);
-    return run.id;
-  };
+  const { store, open, created } = storeHarness(backend);
   it('round-trips journal entries, failures included', async () => {
     const runId = await created();
     const entries: JournalEntry[] = [

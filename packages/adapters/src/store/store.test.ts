@@ -3,46 +3,13 @@
  * leases, approvals, and migrating an existing database. Committing journal entries and events
  * is in store-commit.test.ts; saved flows in flow-store.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completed, postgresBackend, sqliteBackend, stepEvents } from './test-support.ts';
-import type { NewRun, RunStore } from './types.ts';
+import { describe, expect, it } from 'vitest';
+import { completed, postgresBackend, sqliteBackend, stepEvents, storeHarness } from './test-support.ts';
+import type { RunStore } from './types.ts';
 
 // The same behaviours, word for word, against both dialects.
 describe.each([sqliteBackend(), postgresBackend()].map((b) => [b.name, b] as const))('%s run store', (_, backend) => {
-  let store: RunStore;
-  const opened: RunStore[] = [];
-  const open = async (): Promise<RunStore> => {
-    const s = await backend.open();
-    opened.push(s);
-    return s;
-  };
-
-  beforeAll(async () => {
-    await backend.setup();
-    store = await open();
-  });
-  afterAll(async () => {
-    for (const s of opened) await s.close();
-    await backend.teardown();
-  });
-
-  // Tests share one database: every id is unique so no test sees another's rows.
-  let counter = 0;
-  const uid = (prefix: string): string => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
-    id: uid('run'),
-    flowId: 'flow',
-    flowVersion: 1,
-    flow: { irVersion: 1, id: 'flow', steps: [] },
-    input: { ticket: 'hi' },
-    backend: 'inprocess',
-    ...overrides,
-  });
-  const created = async (overrides: Partial<NewRun> = {}): Promise<string> => {
-    const run = newRun(overrides);
-    await store.createRun(run);
-    return run.id;
-  };
+  const { store, open, uid, newRun, created } = storeHarness(backend);
   it('creates and reads a run, JSON exactly as given', async () => {
     const input = { z: 1, a: [1.5, -0.25, 1e21, null, { deep: { é: 'ü', n: null } }], m: 'x' };
     const run = newRun({ input, parentRunId: 'p', parentStepId: 's', fixtures: { agent: [{ text: '3' }] } });

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Json, RunEventInput } from '@weft/engine';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { openPostgresStore, openSqliteStore } from './index.ts';
-import type { JournalEntry, RunStore } from './types.ts';
+import type { JournalEntry, NewRun, RunStore } from './types.ts';
 
 export function completed(stepId: string, output: Json = { ok: stepId }): JournalEntry {
   return { stepId, kind: 'tool', inputHash: `h-${stepId}`, status: 'completed', output, error: null };
@@ -95,4 +96,54 @@ export function postgresBackend(): TestBackend {
       }
     },
   };
+}
+
+/**
+ * For a store test over one backend (inside its `describe`): the store, opened before the
+ * tests (`store` forwards to it); `open()` for more connections, all closed after them; and
+ * unique ids and run rows, since the tests share one database.
+ */
+export function storeHarness(backend: TestBackend) {
+  let current: RunStore | undefined;
+  const opened: RunStore[] = [];
+  const open = async (): Promise<RunStore> => {
+    const store = await backend.open();
+    opened.push(store);
+    return store;
+  };
+  beforeAll(async () => {
+    await backend.setup();
+    current = await open();
+  });
+  afterAll(async () => {
+    for (const store of opened) await store.close();
+    await backend.teardown();
+  });
+  const live = (): RunStore => {
+    if (!current) throw new Error('the test store opens in beforeAll');
+    return current;
+  };
+  const store = new Proxy({} as RunStore, {
+    get(_target, key) {
+      const value = Reflect.get(live(), key);
+      return typeof value === 'function' ? value.bind(live()) : value;
+    },
+  });
+  let counter = 0;
+  const uid = (prefix: string): string => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+  const newRun = (overrides: Partial<NewRun> = {}): NewRun => ({
+    id: uid('run'),
+    flowId: 'flow',
+    flowVersion: 1,
+    flow: { irVersion: 1, id: 'flow', steps: [] },
+    input: { ticket: 'hi' },
+    backend: 'inprocess',
+    ...overrides,
+  });
+  const created = async (overrides: Partial<NewRun> = {}): Promise<string> => {
+    const run = newRun(overrides);
+    await live().createRun(run);
+    return run.id;
+  };
+  return { store, open, uid, newRun, created };
 }
