@@ -73,6 +73,44 @@ describe('weft … --server', () => {
     expect(lastJson(approved.stdout)).toMatchObject({ status: 'completed', output: { approved: true } });
   });
 
+  it('replays a run from a step and compares the two, on the server', async () => {
+    const first = lastJson(
+      (await ws.cli(['run', simple, '--input', '{"name":"Bo"}', '--server', server.url, '--json'])).stdout,
+    );
+    const replay = await ws.cli([
+      'runs',
+      'replay',
+      String(first.runId),
+      '--from',
+      'greet',
+      '--server',
+      server.url,
+      '--json',
+    ]);
+    expect(replay.code).toBe(0);
+    expect(replay.stderr).toMatch(/↺ replay of run \S+ from greet/);
+    const replayed = lastJson(replay.stdout);
+    expect(replayed).toMatchObject({
+      status: 'completed',
+      output: { greeting: 'hi Bo' },
+      replayOf: { runId: first.runId },
+    });
+    expect((await services.store.getRun(String(replayed.runId)))?.replayOf).toEqual({
+      runId: first.runId,
+      checkpoint: 'greet',
+    });
+
+    const same = await ws.cli(['runs', 'diff', String(first.runId), String(replayed.runId), '--server', server.url]);
+    expect(same.stdout).toContain('every step the same');
+    expect(same.code).toBe(0);
+    const other = lastJson(
+      (await ws.cli(['run', simple, '--input', '{"name":"Cy"}', '--server', server.url, '--json'])).stdout,
+    );
+    const differ = await ws.cli(['runs', 'diff', String(first.runId), String(other.runId), '--server', server.url]);
+    expect(differ.code).toBe(1);
+    expect(differ.stdout).toMatch(/≠ greet\s+.*"hi Bo" → "hi Cy"/);
+  });
+
   it('answers --approve presets through the API', async () => {
     const result = await ws.cli([
       'run',
