@@ -3,19 +3,11 @@
  * in an error message, and shown as [redacted] in step events while the server gets the values.
  */
 import { interpret, NonRetryableError, type RunEventInput, type StepHost, validateFlow } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FixtureServer, failure, request, startFixtureServer, startServer } from './http-test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { failure, request, startServer, useFixtureServer } from './http-test-support.ts';
 import { createExecutorRegistry } from './index.ts';
 
-let fixture: FixtureServer;
-let base: string;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  base = fixture.url;
-});
-
-afterAll(() => fixture.close());
+const served = useFixtureServer();
 
 describe('credentials', () => {
   const credentials = {
@@ -56,7 +48,9 @@ describe('credentials', () => {
   });
 
   it('never puts a header value in an error message', async () => {
-    const error = await failure(request({ url: `${base}/json`, headers: { authorization: 'Bearer sec\nret-value' } }));
+    const error = await failure(
+      request({ url: `${served.base}/json`, headers: { authorization: 'Bearer sec\nret-value' } }),
+    );
     expect(error).toBeInstanceOf(NonRetryableError);
     expect(error.message).toMatch(/header "authorization"/);
     expect(error.message).not.toMatch(/Bearer|ret-value/);
@@ -64,7 +58,7 @@ describe('credentials', () => {
 
   it('never puts URL userinfo or query in an error message', async () => {
     const withUserinfo = await failure(
-      request({ url: `${base.replace('//', '//bob:pw-secret@')}/json?token=q-secret` }),
+      request({ url: `${served.base.replace('//', '//bob:pw-secret@')}/json?token=q-secret` }),
     );
     expect(withUserinfo).toBeInstanceOf(NonRetryableError);
     expect(withUserinfo.message).toMatch(/must not carry credentials/);

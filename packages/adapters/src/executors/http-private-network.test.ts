@@ -4,7 +4,7 @@
  * rebinding between the two).
  */
 import { NonRetryableError } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 // The resolver seam: answers queued per host name (one list of addresses per lookup, the last
 // one repeating), else the real resolver. `lookups` records every name looked up.
@@ -36,51 +36,43 @@ vi.mock('undici', async (importOriginal) => {
 });
 
 import { isPrivateAddress } from './http.ts';
-import { type FixtureServer, failure, request, startFixtureServer, startServer } from './http-test-support.ts';
+import { failure, request, startServer, useFixtureServer } from './http-test-support.ts';
 
-let fixture: FixtureServer;
-let base: string;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  base = fixture.url;
-});
-
-afterAll(() => fixture.close());
+const served = useFixtureServer();
 
 describe('http executor', () => {
   it('refuses loopback addresses by default, naming the address and the way to allow it', async () => {
-    const error = await failure(request({ url: `${base}/json` }, {}));
+    const error = await failure(request({ url: `${served.base}/json` }, {}));
     expect(error).toBeInstanceOf(NonRetryableError);
     expect(error.message).toMatch(/refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback\/private/);
     expect(error.message).toMatch(/WEFT_HTTP_ALLOW_PRIVATE=1/);
   });
 
   it('refuses host names that resolve to loopback, and IPv4-mapped IPv6 loopback', async () => {
-    const port = new URL(base).port;
+    const port = new URL(served.base).port;
     expect((await failure(request({ url: `http://localhost:${port}/json` }, {}))).message).toMatch(/refused/);
     expect((await failure(request({ url: `http://[::ffff:127.0.0.1]:${port}/json` }, {}))).message).toMatch(/refused/);
     expect((await failure(request({ url: `http://[::1]:${port}/json` }, {}))).message).toMatch(/refused/);
   });
 
   it('allows private addresses with allowPrivateNetwork or WEFT_HTTP_ALLOW_PRIVATE=1', async () => {
-    expect(await request({ url: `${base}/json` })).toMatchObject({ status: 200, body: { ok: true, n: 1 } });
-    const viaEnv = await request({ url: `${base}/json` }, { env: { WEFT_HTTP_ALLOW_PRIVATE: '1' } });
+    expect(await request({ url: `${served.base}/json` })).toMatchObject({ status: 200, body: { ok: true, n: 1 } });
+    const viaEnv = await request({ url: `${served.base}/json` }, { env: { WEFT_HTTP_ALLOW_PRIVATE: '1' } });
     expect(viaEnv).toMatchObject({ status: 200 });
   });
 
   it.each([
-    ['an address', () => `${base}/json`],
-    ['a name', () => `http://localhost:${new URL(base).port}/json`],
+    ['an address', () => `${served.base}/json`],
+    ['a name', () => `http://localhost:${new URL(served.base).port}/json`],
   ])('checks every redirect hop against the private-address rule: a hop to %s', async (_what, location) => {
     // A public first hop (faked, see `fakeRedirects`) that redirects to loopback must not reach loopback.
     fakeRedirects.set('http://public.example/start', location());
-    const before = fixture.seen.length;
+    const before = served.fixture.seen.length;
     try {
       const error = await failure(request({ url: 'http://public.example/start' }, {}));
       expect(error).toBeInstanceOf(NonRetryableError);
       expect(error.message).toMatch(/refused: (127\.0\.0\.1|localhost) resolves to 127\.0\.0\.1/);
-      expect(fixture.seen.length).toBe(before);
+      expect(served.fixture.seen.length).toBe(before);
     } finally {
       fakeRedirects.clear();
     }

@@ -5,6 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Json } from '@weft/engine';
+import { afterAll, beforeAll } from 'vitest';
 import { createExecutorRegistry, type ExecutorOptions } from './index.ts';
 
 /** A request the fixture server received. */
@@ -113,4 +114,25 @@ export async function failure(promise: Promise<unknown>): Promise<Error> {
     return error as Error;
   }
   throw new Error('expected the request to fail');
+}
+
+/** For a test file: the fixture server, started before its tests and closed after them. */
+export function useFixtureServer(): { readonly fixture: FixtureServer; readonly base: string } {
+  let started: FixtureServer | undefined;
+  beforeAll(async () => {
+    started = await startFixtureServer();
+  });
+  afterAll(() => started?.close());
+  const fixture = (): FixtureServer => {
+    if (!started) throw new Error('the fixture server starts in beforeAll');
+    return started;
+  };
+  return {
+    get fixture() {
+      return fixture();
+    },
+    get base() {
+      return fixture().url;
+    },
+  };
 }

@@ -6,36 +6,34 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NonRetryableError } from '@weft/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FixtureServer, failure, request, startFixtureServer } from './http-test-support.ts';
+import { describe, expect, it } from 'vitest';
+import { failure, request, useFixtureServer } from './http-test-support.ts';
 
-let fixture: FixtureServer;
-let base: string;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer();
-  base = fixture.url;
-});
-
-afterAll(() => fixture.close());
+const served = useFixtureServer();
 
 describe('http executor', () => {
   it('returns text bodies as text, with the response headers', async () => {
-    const result = (await request({ url: `${base}/text` })) as { status: number; headers: Record<string, string> };
+    const result = (await request({ url: `${served.base}/text` })) as {
+      status: number;
+      headers: Record<string, string>;
+    };
     expect(result).toMatchObject({ status: 200, body: 'hello' });
     expect(result.headers['x-request-id']).toBe('abc');
   });
 
   it('hands non-2xx responses to the flow instead of failing', async () => {
-    expect(await request({ url: `${base}/missing` })).toMatchObject({ status: 404, body: { title: 'not found' } });
+    expect(await request({ url: `${served.base}/missing` })).toMatchObject({
+      status: 404,
+      body: { title: 'not found' },
+    });
   });
 
   it('sends an object body as JSON and a string body as is', async () => {
-    const json = await request({ method: 'post', url: `${base}/echo`, body: { a: 1 } });
+    const json = await request({ method: 'post', url: `${served.base}/echo`, body: { a: 1 } });
     expect(json).toMatchObject({ status: 201, body: { method: 'POST', type: 'application/json', body: '{"a":1}' } });
     const text = await request({
       method: 'PUT',
-      url: `${base}/echo`,
+      url: `${served.base}/echo`,
       body: 'raw=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -44,14 +42,14 @@ describe('http executor', () => {
 
   it('caps the response size with a clear error', async () => {
     const error = await failure(
-      request({ url: `${base}/big` }, { http: { allowPrivateNetwork: true, maxResponseBytes: 1024 } }),
+      request({ url: `${served.base}/big` }, { http: { allowPrivateNetwork: true, maxResponseBytes: 1024 } }),
     );
     expect(error).toBeInstanceOf(NonRetryableError);
     expect(error.message).toMatch(/response is larger than the 1024 bytes limit/);
   });
 
   it('follows redirects', async () => {
-    expect(await request({ url: `${base}/redirect` })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await request({ url: `${served.base}/redirect` })).toMatchObject({ status: 200, body: { ok: true } });
   });
 
   it('fails with a retryable error when the server cannot be reached', async () => {
@@ -65,14 +63,14 @@ describe('http executor', () => {
   });
 
   it('stops a hanging request when the signal aborts', async () => {
-    const error = await failure(request({ url: `${base}/hang` }, undefined, AbortSignal.timeout(100)));
+    const error = await failure(request({ url: `${served.base}/hang` }, undefined, AbortSignal.timeout(100)));
     expect(error.message).toMatch(/timed out/);
   });
 
   it('rejects URLs and methods that cannot work', async () => {
     expect((await failure(request({ url: 'not a url' }))).message).toMatch(/not a valid absolute URL/);
     expect((await failure(request({ url: 'file:///etc/passwd' }))).message).toMatch(/must use http: or https:/);
-    expect((await failure(request({ url: `${base}/json`, body: { a: 1 } }))).message).toMatch(
+    expect((await failure(request({ url: `${served.base}/json`, body: { a: 1 } }))).message).toMatch(
       /GET request cannot have a body/,
     );
   });
