@@ -5,13 +5,12 @@
  * (recorded first, one wins, then delivered); the end is read from the store, woken by its
  * event feed.
  */
-import { isFinalStatus } from '@weft/engine';
 import type { BackendName, RunBackend } from '../src/backends/run-backend.ts';
 import { createExecutorRegistry } from '../src/executors/index.ts';
 import { inProcessBackend } from '../src/inprocess/backend.ts';
 import { InProcessRunner, type RunnerOptions } from '../src/inprocess/index.ts';
 import { RunService } from '../src/service/run-service.ts';
-import { RunFollower } from '../src/store/follow-run.ts';
+import { waitForEnd } from '../src/store/follow-run.ts';
 import type { RunStore } from '../src/store/types.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { mutableFlowSource } from './mutable-flows.ts';
@@ -50,20 +49,10 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
         });
       },
       async waitForEnd(runId) {
-        const deadline = Date.now() + END_TIMEOUT_MS;
-        const follower = new RunFollower(store, [[runId, 0]]);
-        try {
-          for (;;) {
-            const run = await store.getRun(runId);
-            if (!run) throw new Error(`unknown run ${runId}`);
-            if (isFinalStatus(run.status)) return { status: run.status, output: run.output, error: run.error };
-            if (Date.now() > deadline) throw new Error(await stuck(store, runId));
-            // Woken by the run's next commit; the row's final status follows its end event closely.
-            await follower.next({ timeoutMs: 50 });
-          }
-        } finally {
-          follower.close();
-        }
+        if (!(await store.getRun(runId))) throw new Error(`unknown run ${runId}`);
+        const run = await waitForEnd(store, runId, END_TIMEOUT_MS);
+        if (!run) throw new Error(await stuck(store, runId));
+        return { status: run.status, output: run.output, error: run.error };
       },
       events: (runId) => store.readEvents(runId),
       replay: (runId, request) => service.replay(runId, request),

@@ -14,7 +14,7 @@
  */
 import type { RunService } from '@weft/adapters/service';
 import { ApprovalClosedError } from '@weft/adapters/service';
-import { RunFollower, type RunStore } from '@weft/adapters/store';
+import { RunFollower, type RunStore, waitForEnd } from '@weft/adapters/store';
 import { isFinalStatus, isRunEndEvent, type Json, type RunEvent } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
 import { BACKEND_LABEL, isExternalBackend } from './external.ts';
@@ -48,15 +48,6 @@ export class BusyError extends CliError {
     super(
       `${message.replace(/; try again.*$/, '')}.\n  It is running in another live process; try again when that one ends (or its 30 s lease runs out).`,
     );
-  }
-}
-
-/** Waits (a few seconds at most) for the run's row to show the end its events already hold. */
-async function rowIsFinal(store: RunStore, runId: string): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 5_000; ) {
-    const run = await store.getRun(runId);
-    if (!run || isFinalStatus(run.status)) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -114,7 +105,7 @@ export async function followRunTree(service: RunService, rootRunId: string, opti
       }
       // The root's end is committed; its row's final status follows within moments.
       if (events?.some((event) => event.runId === rootRunId && isRunEndEvent(event))) {
-        await rowIsFinal(store, rootRunId);
+        await waitForEnd(store, rootRunId, 5_000);
         break;
       }
       if (events && events.length > 0) continue;

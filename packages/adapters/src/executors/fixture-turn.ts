@@ -15,8 +15,23 @@ import {
 import type { ExecutorContext } from './types.ts';
 
 export function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): ModelTurnOutput {
-  const fixture = input.fixture as FixtureTurn;
-  const where = `fixture for step "${input.stepId}" turn ${input.turn}`;
+  const output = turnFromFixture(input.fixture as FixtureTurn, {
+    where: `fixture for step "${input.stepId}" turn ${input.turn}`,
+    turn: input.turn,
+    schema: input.schema,
+  });
+  if (output.text !== '') ctx.emitDelta(output.text);
+  return output;
+}
+
+/**
+ * A recorded turn (`{ text?, toolCalls?: [{ tool, args }], object?, usage? }`) as the output a
+ * live turn has; also what a replay's pinned model turn becomes. `where` names it in errors.
+ */
+export function turnFromFixture(
+  fixture: FixtureTurn,
+  { where, turn, schema }: { where: string; turn: number; schema?: ModelTurnInput['schema'] },
+): ModelTurnOutput {
   if (fixture.text !== undefined && typeof fixture.text !== 'string') {
     throw new NonRetryableError(`${where}: text must be a string`);
   }
@@ -27,14 +42,14 @@ export function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): ModelT
     if (typeof call?.tool !== 'string' || call.tool === '') {
       throw new NonRetryableError(`${where}: toolCalls[${index}].tool must be a tool name`);
     }
-    return { id: `call_${input.turn}_${index}`, tool: call.tool, args: toJson(call.args ?? {}) };
+    return { id: `call_${turn}_${index}`, tool: call.tool, args: toJson(call.args ?? {}) };
   });
 
   let object: Json | undefined = fixture.object === undefined ? undefined : toJson(fixture.object);
   // A live structured-output turn carries the object as JSON text, and its text parses to the
   // object; keep the two in step whichever one the fixture gives.
   const text = fixture.text ?? (object === undefined ? '' : JSON.stringify(object));
-  if (object === undefined && input.schema && text.trim() !== '') {
+  if (object === undefined && schema && text.trim() !== '') {
     try {
       object = JSON.parse(text) as Json;
     } catch {
@@ -63,6 +78,5 @@ export function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): ModelT
     finishReason: toolCalls.length > 0 ? 'tool-calls' : 'stop',
   };
   if (object !== undefined) output.object = object;
-  if (text !== '') ctx.emitDelta(text);
   return output;
 }

@@ -6,7 +6,8 @@
  * results are reused (model turns, tool calls, code, http): those are what every backend
  * answers from a seed; approvals are asked again, sleeps and child runs run again.
  */
-import type { Json, RunEvent } from '@weft/engine';
+import { type FixtureTurn, isJsonObject, type Json, type RunEvent } from '@weft/engine';
+import { turnFromFixture } from '../executors/fixture-turn.ts';
 import type { JournalEntry } from '../store/types.ts';
 
 const CALL_KINDS: ReadonlySet<string> = new Set(['model-turn', 'tool', 'code', 'http']);
@@ -56,7 +57,8 @@ export function planReplay(
   for (const event of events) {
     if (event.type === 'step.started' && !started.has(event.stepId)) {
       started.set(event.stepId, event.seq);
-      const method = isObject(event.input) && typeof event.input.method === 'string' ? event.input.method : undefined;
+      const method =
+        isJsonObject(event.input) && typeof event.input.method === 'string' ? event.input.method : undefined;
       types.set(event.stepId, { stepType: event.stepType, method });
     }
     if ((event.type === 'step.completed' || event.type === 'step.failed') && !ended.has(event.stepId))
@@ -83,7 +85,7 @@ export function planReplay(
         stepId,
         [...recorded.values()].filter((e) => CALL_KINDS.has(e.kind)).map((e) => e.stepId),
       );
-    seed.push({ ...entry, status: 'completed', output: pinnedOutput(entry.kind, output), error: null });
+    seed.push({ ...entry, status: 'completed', output: pinnedOutput(entry.kind, stepId, output), error: null });
     pinned.push(stepId);
   }
   const rerun = [...started]
@@ -98,9 +100,9 @@ export function planReplay(
   });
   const tokensSaved = { input: 0, output: 0 };
   for (const entry of seed) {
-    if (entry.kind !== 'model-turn' || pinned.includes(entry.stepId) || !isObject(entry.output)) continue;
+    if (entry.kind !== 'model-turn' || pinned.includes(entry.stepId) || !isJsonObject(entry.output)) continue;
     const usage = entry.output.usage;
-    if (!isObject(usage)) continue;
+    if (!isJsonObject(usage)) continue;
     tokensSaved.input += typeof usage.inputTokens === 'number' ? usage.inputTokens : 0;
     tokensSaved.output += typeof usage.outputTokens === 'number' ? usage.outputTokens : 0;
   }
@@ -108,40 +110,14 @@ export function planReplay(
 }
 
 /**
- * A pinned value as the checkpoint's result. A model turn may be pinned as its text (or
- * `{ text, toolCalls?: [{ id, tool, args }] }`): the rest of a turn (the assistant message the conversation
- * continues from, usage, finish reason) is filled in. Other calls take the value as it is.
+ * A pinned value as the checkpoint's result. A model turn may be pinned as its text, or as a
+ * fixture turn (`{ text?, toolCalls?: [{ tool, args }], object? }`), which becomes a whole turn
+ * the way a recorded one does; a turn given whole (with its responseMessages) stays as it is.
+ * Other calls take the value as it is.
  */
-function pinnedOutput(kind: string, value: Json): Json {
-  if (kind !== 'model-turn') return value;
-  const given = typeof value === 'string' ? { text: value } : isObject(value) ? value : { text: JSON.stringify(value) };
-  if (Array.isArray(given.responseMessages)) return given;
-  const text = typeof given.text === 'string' ? given.text : '';
-  const toolCalls = Array.isArray(given.toolCalls) ? given.toolCalls : [];
-  return {
-    ...given,
-    text,
-    toolCalls,
-    responseMessages: [
-      {
-        role: 'assistant',
-        content: [
-          ...(text ? [{ type: 'text', text }] : []),
-          ...toolCalls.filter(isObject).map((call) => ({
-            type: 'tool-call',
-            toolCallId: call.id ?? '',
-            toolName: call.tool ?? '',
-            input: call.args ?? {},
-          })),
-        ],
-      },
-    ],
-    usage: isObject(given.usage) ? given.usage : { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-    finishReason:
-      typeof given.finishReason === 'string' ? given.finishReason : toolCalls.length > 0 ? 'tool-calls' : 'stop',
-  } as Json;
-}
-
-function isObject(value: unknown): value is Record<string, Json> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function pinnedOutput(kind: string, stepId: string, value: Json): Json {
+  if (kind !== 'model-turn' || (isJsonObject(value) && Array.isArray(value.responseMessages))) return value;
+  const fixture = (typeof value === 'string' ? { text: value } : value) as FixtureTurn;
+  const turn = Number(/#(\d+)$/.exec(stepId)?.[1] ?? 1);
+  return turnFromFixture(fixture, { where: `pin: '${stepId}'`, turn }) as unknown as Json;
 }

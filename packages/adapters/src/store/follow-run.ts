@@ -1,12 +1,11 @@
 /**
  * Following runs as their events are committed, wherever they are committed: the one way the
  * API's subscriptions (SSE), its event bus and every CLI command follow a run. A follower reads
- * what is stored after its bookmark, then wakes on the store's feed (`onEvents`: this
- * process's commits at once, other processes' through the commit feed) and reads again
- * whenever what it heard leaves a gap. Nothing polls.
+ * what is stored after its bookmark, then takes what the store's feed hands it (`onEvents`:
+ * this process's commits at once, other processes' through the commit feed). Nothing polls.
  */
-import { isRunEndEvent, type RunEvent } from '@weft/engine';
-import type { RunStore } from './types.ts';
+import { isFinalStatus, isRunEndEvent, type RunEvent } from '@weft/engine';
+import type { RunRecord, RunStore } from './types.ts';
 
 export interface NextOptions {
   /** Return `[]` after this long without news (the caller looks at something else). */
@@ -21,7 +20,7 @@ export interface NextOptions {
 export class RunFollower {
   readonly #store: RunStore;
   readonly #after = new Map<string, number>();
-  /** Runs whose store must be read (first read, or a gap in what was heard). */
+  /** Runs whose stored events must be read first (just followed). */
   readonly #stale = new Set<string>();
   #heard: RunEvent[] = [];
   #wake: (() => void) | undefined;
@@ -83,14 +82,15 @@ export class RunFollower {
     this.#poke();
   }
 
-  /** What was heard, in order and without repeats; runs with a gap are read from the store. */
+  /**
+   * What was heard, in order and without repeats, after a first read of each newly followed
+   * run. What is heard needs no checking against the store: this process's commits reach the
+   * feed whole, another process's are read back whole after what this process has seen of the
+   * run (and seqs skip the numbers journal rows take, so a jump is no sign of a loss).
+   */
   async #take(): Promise<RunEvent[]> {
     const heard = this.#heard;
     this.#heard = [];
-    for (const event of heard) {
-      const after = this.#after.get(event.runId);
-      if (after !== undefined && event.seq > after + 1) this.#stale.add(event.runId);
-    }
     const out: RunEvent[] = [];
     for (const runId of [...this.#stale]) {
       this.#stale.delete(runId);
@@ -146,5 +146,47 @@ export async function* followRun(
     }
   } finally {
     follower.close();
+  }
+}
+
+/** How often a run's row is looked at again once its end event is in: the row follows closely. */
+const ROW_LAG_MS = 10;
+
+/**
+ * The run's row once its status is final, or undefined when `timeoutMs` passes first. Woken by
+ * the run's commits, wherever they are made; once its end event is committed, the row (written
+ * right after) is looked at again every few milliseconds.
+ */
+export async function waitForEnd(store: RunStore, runId: string, timeoutMs: number): Promise<RunRecord | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const stop = store.onEvents(
+    (events) => {
+      const mine = events.filter((event) => event.runId === runId);
+      if (mine.length === 0) return;
+      ended ||= mine.some(isRunEndEvent);
+      wake?.();
+    },
+    { watching: (id) => id === runId },
+  );
+  try {
+    for (;;) {
+      const run = await store.getRun(runId);
+      if (!run || isFinalStatus(run.status)) return run;
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, ended ? Math.min(left, ROW_LAG_MS) : left);
+        wake = done;
+      });
+    }
+  } finally {
+    stop();
   }
 }

@@ -7,7 +7,7 @@ import { openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { RunStore } from './types.ts';
 
-export { followRun, type NextOptions, RunFollower } from './follow-run.ts';
+export { followRun, type NextOptions, RunFollower, waitForEnd } from './follow-run.ts';
 export { COMMITS_CHANNEL, FEED_APPLICATION_NAME } from './pg-feed.ts';
 export { openPostgresStore } from './postgres.ts';
 export { reportRunEvents } from './report-events.ts';

@@ -4,8 +4,8 @@
  * system tells us (fs.watch on the folder: the -wal file may not exist yet). On a change —
  * gathered for a few milliseconds, one catch-up at a time — the feed reads the new events of
  * the runs listeners here watch that are open or were seen lately, after what this process has
- * seen of them. This process's own commits change the log too; their events are known already,
- * so the reads come back empty.
+ * seen of them. This process's own commits change the log too: SQLite's data_version tells
+ * them apart (it moves only when another connection commits), so they cost one pragma.
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -19,6 +19,7 @@ export class SqliteCommitFeed implements CommitFeed {
   readonly #file: string;
   readonly #host: FeedHost;
   readonly #openRuns: () => Promise<string[]>;
+  readonly #changedElsewhere: () => boolean;
   readonly #catchUp: RunCatchUp;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -26,11 +27,15 @@ export class SqliteCommitFeed implements CommitFeed {
   #again = false;
   #stopped = false;
 
-  /** `openRuns`: the ids of runs not ended (running or waiting). */
-  constructor(file: string, host: FeedHost, openRuns: () => Promise<string[]>) {
+  /**
+   * `openRuns`: the ids of runs not ended (running or waiting); `changedElsewhere`: whether
+   * another connection committed since it was last asked.
+   */
+  constructor(file: string, host: FeedHost, openRuns: () => Promise<string[]>, changedElsewhere: () => boolean) {
     this.#file = file;
     this.#host = host;
     this.#openRuns = openRuns;
+    this.#changedElsewhere = changedElsewhere;
     this.#catchUp = new RunCatchUp(host);
   }
 
@@ -80,6 +85,7 @@ export class SqliteCommitFeed implements CommitFeed {
 
   async #catchUpAll(): Promise<void> {
     try {
+      if (!this.#changedElsewhere()) return;
       const runs = new Set([...(await this.#openRuns()), ...this.#catchUp.known.keys()]);
       for (const runId of runs) if (this.#host.watching(runId)) this.#catchUp.read(runId, 0);
     } catch (error) {

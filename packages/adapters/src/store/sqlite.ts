@@ -71,8 +71,18 @@ class SqliteRunStore extends KyselyRunStore {
     super(db);
     this.#raw = raw;
     const openRuns = raw.prepare("SELECT id FROM runs WHERE status IN ('running', 'waiting')");
-    this.feed = new SqliteCommitFeed(path, this.feedHost(feedWarning), async () =>
-      openRuns.all().map((row) => String(row.id)),
+    const dataVersion = raw.prepare('PRAGMA data_version');
+    let seenVersion = dataVersion.get()?.data_version;
+    this.feed = new SqliteCommitFeed(
+      path,
+      this.feedHost(feedWarning),
+      async () => openRuns.all().map((row) => String(row.id)),
+      () => {
+        const now = dataVersion.get()?.data_version;
+        const changed = now !== seenVersion;
+        seenVersion = now;
+        return changed;
+      },
     );
     this.#stmts = prepareStatements(db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(), raw);
     const s = this.#stmts;
