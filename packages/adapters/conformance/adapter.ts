@@ -13,6 +13,7 @@
  * `events` for `approval.requested` before it decides, and then waits for the end.
  */
 import type { ErrorInfo, Fixtures, Flow, Json, RunEvent, RunStatus } from '@weft/engine';
+import type { ReplayPreview, ReplayRequest } from '../src/service/index.ts';
 
 export interface ConformanceStart {
   /** The flow to run, already validated. */
@@ -65,8 +66,11 @@ export interface ConformanceAdapter {
    */
   replay(
     runId: string,
-    request: { from: string; pins?: Record<string, Json> },
-  ): Promise<{ runId: string; reused: string[]; pinned: string[] }>;
+    request: ReplayRequest & {
+      /** The flows as they are now (saved since the source ran), for `version: 'current'`. */
+      current?: readonly Flow[];
+    },
+  ): Promise<{ runId: string } & ReplayPreview>;
   /**
    * The checkpoints the engine itself scheduled for a run, from its own history (Temporal's
    * activities), where the test can read one: proof that a replay's reused ones were not.

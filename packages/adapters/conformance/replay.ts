@@ -3,7 +3,8 @@
  * every step is a side effect (a POST to a counting server on loopback) is replayed from step
  * 6. Steps 1–5 must not run again (answered from the source run's journal, no activity, no
  * step.run), 6–10 run once more; pinned, step 6 does not run at all and step 7 receives the
- * pinned value.
+ * pinned value. Then the same run replayed onto a newer version of its flow with a step inserted
+ * in the middle: exactly what the preview said is reused, and everything else runs.
  */
 import { createServer, type Server } from 'node:http';
 import type { Flow, Json } from '@weft/engine';
@@ -13,18 +14,28 @@ import type { ConformanceAdapter } from './adapter.ts';
 const STEPS = 10;
 
 /** Each step POSTs what the step before it answered: a pin upstream shows in the next request. */
+const post = (id: string, previous: string | null) => ({
+  id,
+  type: 'http',
+  method: 'POST',
+  url: `{{ input.base }}/hit/${id}`,
+  body: { previous: previous === null ? null : `=steps.${previous}.output.body` },
+});
+
 export const REPLAY_FLOW = {
   irVersion: 1,
   id: 'replay-side-effects',
   name: 'Ten side effects',
-  steps: Array.from({ length: STEPS }, (_, index) => ({
-    id: `s${index + 1}`,
-    type: 'http',
-    method: 'POST',
-    url: `{{ input.base }}/hit/s${index + 1}`,
-    body: { previous: index === 0 ? null : `=steps.s${index}.output.body` },
-  })),
+  version: 1,
+  steps: Array.from({ length: STEPS }, (_, index) => post(`s${index + 1}`, index === 0 ? null : `s${index}`)),
   output: `=steps.s${STEPS}.output.body`,
+} as unknown as Flow;
+
+/** Version 2: a step `x` inserted between s5 and s6 (s6 still reads s5). */
+const INSERTED = {
+  ...REPLAY_FLOW,
+  version: 2,
+  steps: [...REPLAY_FLOW.steps.slice(0, 5), post('x', 's5'), ...REPLAY_FLOW.steps.slice(5)],
 } as unknown as Flow;
 
 interface Counter {
@@ -62,7 +73,9 @@ async function startCounter(): Promise<Counter> {
 }
 
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => `s${from + index}`);
-const counts = (counter: Counter) => ids(1, STEPS).map((id) => counter.hits.get(id) ?? 0);
+const counts = (counter: Counter, steps = ids(1, STEPS)) => steps.map((id) => counter.hits.get(id) ?? 0);
+const reusedIn = (events: readonly { type: string; stepId?: string; reused?: boolean }[]) =>
+  events.flatMap((event) => (event.type === 'step.completed' && event.reused && event.stepId ? [event.stepId] : []));
 
 /** Registers the replay cases; `adapter()` is the suite's adapter once it has started. */
 export function defineReplayCases(adapter: () => ConformanceAdapter | undefined, timeoutMs: number): void {
@@ -88,7 +101,9 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       expect((await backend.waitForEnd(source)).status, `${backend.name}: the source run`).toBe('completed');
       expect(counts(counter)).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
 
-      const replay = await backend.replay(source, { from: 's6' });
+      // Steps with side effects run again: the replay refuses to start until that is confirmed.
+      await expect(backend.replay(source, { from: 's6' })).rejects.toThrow(/^confirmSideEffects: .*s6 \(http\)/);
+      const replay = await backend.replay(source, { from: 's6', confirmSideEffects: true });
       expect(replay.reused).toEqual(ids(1, 5));
       const replayed = await backend.waitForEnd(replay.runId);
       expect(replayed.status, `${backend.name}: the replay (${replayed.error?.message ?? ''})`).toBe('completed');
@@ -105,6 +120,7 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       const pinned = await backend.replay(source, {
         from: 's6',
         pins: { s6: { status: 200, headers: {}, body: pin } },
+        confirmSideEffects: true,
       });
       expect(pinned).toMatchObject({ reused: ids(1, 5), pinned: ['s6'] });
       expect((await backend.waitForEnd(pinned.runId)).status, `${backend.name}: the pinned replay`).toBe('completed');
@@ -115,6 +131,44 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       if (backend.engineCalls) expect(await backend.engineCalls(pinned.runId)).toEqual(ids(7, 10));
       // The source run is not changed by its replays.
       expect((await backend.events(source)).filter((event) => event.type === 'step.completed')).toHaveLength(STEPS);
+    },
+    timeoutMs * 2,
+  );
+
+  it(
+    'replay onto the current version after a step was inserted in the middle: reused is exactly what the preview said',
+    async () => {
+      const backend = adapter();
+      if (!backend || !counter) throw new Error('the conformance suite did not start');
+      const { runId: source } = await backend.start({
+        flow: REPLAY_FLOW,
+        flows: [REPLAY_FLOW],
+        input: { base: counter.base },
+        fixtures: {},
+      });
+      expect((await backend.waitForEnd(source)).status).toBe('completed');
+      const before = counts(counter, [...ids(1, STEPS), 'x']);
+
+      const replay = await backend.replay(source, {
+        from: 's8',
+        version: 'current',
+        current: [INSERTED],
+        confirmSideEffects: true,
+      });
+      expect(replay.flowVersion).toBe(2);
+      expect(replay.reused).toEqual(ids(1, 5));
+      expect(replay.notReused).toEqual([
+        { checkpoint: 's6', reason: "comes after the added step 'x' in the new version" },
+        { checkpoint: 's7', reason: "comes after the added step 'x' in the new version" },
+      ]);
+      const replayed = await backend.waitForEnd(replay.runId);
+      expect(replayed.status, `${backend.name}: the replay (${replayed.error?.message ?? ''})`).toBe('completed');
+      // What ran: the inserted step and s6–s10, once each; what the preview reused did not.
+      const after = counts(counter, [...ids(1, STEPS), 'x']);
+      expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+      expect(reusedIn(await backend.events(replay.runId))).toEqual(replay.reused);
+      if (backend.engineCalls)
+        expect(await backend.engineCalls(replay.runId)).toEqual(['x', ...ids(6, 10)]);
     },
     timeoutMs * 2,
   );

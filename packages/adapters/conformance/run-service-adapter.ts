@@ -55,7 +55,10 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
         return { status: run.status, output: run.output, error: run.error };
       },
       events: (runId) => store.readEvents(runId),
-      replay: (runId, request) => service.replay(runId, request),
+      replay(runId, { current, ...request }) {
+        if (current) flows.set(current);
+        return service.replay(runId, request);
+      },
       ...(options.engineCalls ? { engineCalls: options.engineCalls } : {}),
       async close() {
         await service.close();

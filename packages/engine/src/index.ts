@@ -11,6 +11,7 @@ export type { InterpretOptions, Scope } from './interpreter/context.ts';
 export { formatFlowRef, parseFlowRef } from './interpreter/flow-ref.ts';
 export * from './interpreter/host.ts';
 export { interpret } from './interpreter/interpret.ts';
+export { compareFlows, type FlowComparison, type FlowStepChange, flowStepsInOrder } from './ir/compare-flows.ts';
 export * from './ir/duration.ts';
 export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
 export { checkInput, type InputIssue } from './ir/input-schema.ts';

@@ -14,7 +14,7 @@ import { type CliDecider, osUser } from './approvals.ts';
 import { messageOf } from './context.ts';
 import { CliError, EXIT, formatDuration, plural, printJsonLine, redact, stderr } from './output.ts';
 import { ProgressRenderer } from './progress.ts';
-import { treeStats } from './report.ts';
+import { replayFacts, treeStats } from './report.ts';
 import { shellQuote } from './tree.ts';
 
 export type ApiClient = ReturnType<typeof createTRPCClient<AppRouter>>;
@@ -251,6 +251,7 @@ async function reportRemote(
   ];
   const duration = formatDuration(stats.durationMs);
   const result: Record<string, Json> = { runId: root.id, status: root.status, output: root.output as Json };
+  if (root.replayOf && states[0]) Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
   let code: number;
   if (root.status === 'completed') {
     stderr.write(`${stderr.style(['bold', 'green'], '✓ completed')} in ${duration} · ${facts.join(' · ')}\n`);

@@ -38,6 +38,27 @@ export function treeStats(states: readonly RunState[], now = Date.now()): TreeSt
   return stats;
 }
 
+/** Steps that are checkpointed calls: what a replay either reuses or executes. */
+const CALL_STEP_TYPES = new Set(['model-turn', 'tool-call', 'tool', 'code', 'http', 'spawn', 'approval']);
+
+/**
+ * For a replay's `--json`: the checkpoints it answered from its source run (`reused`; pinned ones
+ * are answered from the seed too, and listed apart) and those it executed itself, each in start
+ * order, from its events (what happened, not what was planned).
+ */
+export function replayFacts(state: RunState, pinned?: Json): { reused: string[]; executed: string[] } {
+  const given = new Set(Array.isArray(pinned) ? pinned : []);
+  const reused: string[] = [];
+  const executed: string[] = [];
+  for (const stepId of state.order) {
+    const step = state.steps[stepId];
+    if (!step || !CALL_STEP_TYPES.has(step.stepType) || (step.status !== 'completed' && step.status !== 'failed'))
+      continue;
+    if (!given.has(stepId)) (step.reused ? reused : executed).push(stepId);
+  }
+  return { reused, executed };
+}
+
 export async function reportOutcome(
   store: RunStore,
   rootRunId: string,
@@ -57,6 +78,7 @@ export async function reportOutcome(
   ];
   const duration = formatDuration(stats.durationMs);
   const result: Record<string, Json> = { runId: root.id, status: root.status, output: root.output };
+  if (root.replayOf && states[0]) Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
   let code: number;
   switch (root.status) {
     case 'completed':

@@ -34,8 +34,9 @@ export interface RunHandOver {
   fixtures?: Fixtures;
   /**
    * Results to answer checkpointed calls with instead of executing them (a replay or a fork
-   * from a past run's journal): a call whose id is here is neither executed nor paid for.
-   * Already written to the run's journal in the store when `start` is called.
+   * from a past run's journal, a test case): a call whose id is here and whose input hash matches
+   * is neither executed nor paid for; any other call runs live (backends/seed.ts). Already
+   * written to the run's journal in the store, under the seed's own ids, when `start` is called.
    */
   seed?: readonly JournalEntry[];
 }

@@ -9,6 +9,7 @@ import { type Fixtures, type Flow, interpret, type Json, toErrorInfo } from '@we
 import { type Inngest, type InngestFunction, NonRetriableError } from 'inngest';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun } from '../backends/run-rows.ts';
+import { splitJournal } from '../backends/seed.ts';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
 import { hostToolSpecs } from '../executors/tool.ts';
 import type { JournalEntry, RunRecord, RunStore } from '../store/types.ts';
@@ -72,9 +73,11 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
       // URLs): each starts its own Inngest run for the same event. The first claims the Weft
       // run for good; any other ends at once without touching it.
       if (!(await claimForInngestRun(deps.store, run.id, inngestRunId))) return null;
-      // The seed (what RunService journaled before the start; the run's own results join the
-      // journal later) is read once, in a step, so every later invocation sees the same one.
-      const seeded = (await step.run('@weft:seed', () => deps.store.loadJournal(run.id))) as unknown as JournalEntry[];
+      // The seed (what RunService journaled before the start) is read once, in a step, so every
+      // later invocation sees the same one.
+      const seeded = (await step.run('@weft:seed', async () => [
+        ...splitJournal(await deps.store.loadJournal(run.id)).seed.values(),
+      ])) as unknown as JournalEntry[];
       const seed = new Map(seeded.map((entry) => [entry.stepId, entry]));
       const flow = run.flow as unknown as Flow;
       const reporter = new RunReporter(deps.store, run.id);

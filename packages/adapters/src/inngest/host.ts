@@ -13,6 +13,7 @@ import {
   type Fixtures,
   type FlowRef,
   formatFlowRef,
+  hashCall,
   type Json,
   NonRetryableError,
   type StepHost,
@@ -23,6 +24,7 @@ import { attemptCall, journalCall } from '../backends/attempt.ts';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
+import { seedAnswer, seedDecision, seededEvent, seedValue, spawnEntry, spawnHash } from '../backends/seed.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
@@ -57,15 +59,20 @@ export interface InngestHostContext {
 export function inngestHost(ctx: InngestHostContext): StepHost {
   const { step, reporter, store, run } = ctx;
   const runId = run.id;
+  /** Checkpoints answered from the seed: their end events say `reused`. */
+  const reused = new Set<string>();
   const host: StepHost = {
-    emit: (event) => reporter.emit(event),
+    emit(event) {
+      const seededOrAsIs = seededEvent(event, ctx.seed, reused);
+      if (seededOrAsIs) reporter.emit(seededOrAsIs);
+    },
 
     async run(id, call, policy) {
-      const seeded = ctx.seed.get(id);
+      const seeded = seedAnswer(ctx.seed, id, hashCall(call));
       if (seeded) {
         // Answered from the seed: no step, nothing executed or paid for again.
-        if (seeded.status === 'completed') return seeded.output as Json;
-        throw rehydrate(seeded.error ?? { name: 'Error', message: `step '${id}' failed` });
+        reused.add(id);
+        return seedValue(seeded, rehydrate);
       }
       const result = (await step.run(id, async () => {
         await reporter.flush();
@@ -93,6 +100,11 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async waitForApproval(id, request): Promise<ApprovalOutcome> {
+      const given = seedDecision(ctx.seed, id);
+      if (given) {
+        reused.add(id);
+        return given;
+      }
       // approval.requested (and the pending record) must be visible before anyone can decide.
       await reporter.flush();
       // A decision recorded before Inngest began waiting would never match the wait.
@@ -137,6 +149,11 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async spawn(id, ref: FlowRef, input: Json) {
+      const seeded = seedAnswer(ctx.seed, id, spawnHash(ref, input));
+      if (seeded) {
+        reused.add(id);
+        return seedValue(seeded, rehydrate);
+      }
       await reporter.flush();
       if (run.depth >= MAX_SPAWN_DEPTH && SPAWN_DEPTH_EXCEEDED.status === 'failed')
         throw rehydrate(SPAWN_DEPTH_EXCEEDED.error);
@@ -159,6 +176,22 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
       await reporter.flush();
       const data: RunEventData = { runId: childId, ...plan, depth: run.depth + 1 };
       const result = (await step.invoke(id, { function: ctx.self(), data })) as unknown as ChildResult;
+      // Journaled like a call's result (idempotent: the store keeps the first entry per id), so
+      // a replay or a test case answers the child without running it.
+      await store.commit([
+        {
+          runId,
+          events: [],
+          journal: [
+            spawnEntry(
+              id,
+              ref,
+              input,
+              result.weftChild === 'failed' ? { ok: false, error: result.error } : { ok: true, value: result.output },
+            ),
+          ],
+        },
+      ]);
       if (result.weftChild === 'failed') throw rehydrate(result.error);
       return result.output;
     },

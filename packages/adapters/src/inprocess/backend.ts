@@ -2,7 +2,7 @@
  * The embedded runner as a RunBackend: each hand-over, decision and resume executes the run in
  * the background on this process's runner (until it ends or parks), so every method returns
  * once the work is under way, as a remote engine's would. A seed is already in the run's
- * journal (RunService writes it), which is exactly what the runner replays from.
+ * journal under its own ids (RunService writes it; backends/seed.ts), where the runner reads it.
  */
 import type { RunBackend } from '../backends/run-backend.ts';
 import { RunBusyError, RunnerClosedError } from './errors.ts';

@@ -10,9 +10,7 @@ import {
   DeterminismError,
   type ErrorInfo,
   type FlowRef,
-  formatFlowRef,
   hashCall,
-  hashValue,
   type Json,
   NonRetryableError,
   type RunEventInput,
@@ -22,6 +20,7 @@ import {
   type StepHost,
   toErrorInfo,
 } from '@weft/engine';
+import { seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
@@ -39,6 +38,8 @@ export interface HostDeps {
   committer: GroupCommitter;
   executors: ExecutorRegistry;
   journal: Map<string, JournalEntry>;
+  /** Recorded results that answer a call made with the same input (see backends/seed.ts). */
+  seed: ReadonlyMap<string, JournalEntry>;
   signal: AbortSignal;
   decide?: ApprovalDecider | undefined;
   /** Runs a child flow to its end (or until it parks); provided by the runner. */
@@ -54,6 +55,8 @@ export class InProcessHost implements StepHost {
   readonly #announcements = new Map<string, RunEventInput>();
   readonly #deps: HostDeps;
   readonly #consumed = new Set<string>();
+  /** Checkpoints this execution answered from the seed: their end events say `reused`. */
+  readonly #reused = new Set<string>();
   /** What the run is parked on, when it parks. */
   readonly waitingFor: { stepId: string; reason: 'approval' | 'child run' }[] = [];
   /**
@@ -66,7 +69,9 @@ export class InProcessHost implements StepHost {
     this.#deps = deps;
   }
 
-  emit(event: RunEventInput): void {
+  emit(given: RunEventInput): void {
+    const event = seededEvent(given, this.#deps.seed, this.#reused);
+    if (!event) return;
     if (event.type === 'approval.requested') {
       // Announced only once the request is stored (see waitForApproval): whoever reacts to the
       // event by deciding must find something to decide.
@@ -91,7 +96,7 @@ export class InProcessHost implements StepHost {
 
   async run(id: string, call: StepCall, policy: CallPolicy): Promise<Json> {
     const inputHash = hashCall(call);
-    const recorded = this.#replay(id, inputHash);
+    const recorded = this.#replay(id, inputHash) ?? this.#fromSeed(id, inputHash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
     const { executors, signal, runId } = this.#deps;
@@ -166,6 +171,11 @@ export class InProcessHost implements StepHost {
   async waitForApproval(id: string, request: ApprovalRequest): Promise<ApprovalOutcome> {
     const { store, runId, decide } = this.#deps;
     this.#consumed.add(id);
+    const given = seedDecision(this.#deps.seed, id);
+    if (given) {
+      this.#reused.add(id);
+      return given;
+    }
     let approval = await store.getApproval(runId, id);
     if (!approval) {
       const now = Date.now();
@@ -211,8 +221,8 @@ export class InProcessHost implements StepHost {
   }
 
   async spawn(id: string, ref: FlowRef, input: Json): Promise<Json> {
-    const hash = `spawn:${formatFlowRef(ref)}:${hashValue(input)}`;
-    const recorded = this.#replay(id, hash);
+    const hash = spawnHash(ref, input);
+    const recorded = this.#replay(id, hash) ?? this.#fromSeed(id, hash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
     const outcome = await this.#deps.spawnChild(id, ref, input);
@@ -256,6 +266,14 @@ export class InProcessHost implements StepHost {
     }
     if (entry.status === 'failed') throw rehydrate(entry.error ?? { name: 'Error', message: 'failed' });
     return { value: entry.output };
+  }
+
+  /** A seed's answer when it was recorded for this very input; else the call runs live. */
+  #fromSeed(id: string, hash: string): { value: Json } | undefined {
+    const entry = seedAnswer(this.#deps.seed, id, hash);
+    if (!entry) return undefined;
+    this.#reused.add(id);
+    return { value: seedValue(entry, rehydrate) };
   }
 
   async #record(entry: JournalEntry): Promise<void> {

@@ -32,6 +32,7 @@ import {
 } from '../backends/children.ts';
 import { FlowNotFoundError, type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import { recordCancelled } from '../backends/run-rows.ts';
+import { splitJournal } from '../backends/seed.ts';
 import { hostToolSpecs } from '../executors/tool.ts';
 import { type RunRules, recordRun, validatedFlow } from '../service/record-run.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
@@ -151,13 +152,14 @@ export class InProcessRunner {
     let host: InProcessHost | undefined;
     let result: RunOutcome;
     try {
-      const journal = new Map((await this.store.loadJournal(runId)).map((entry) => [entry.stepId, entry]));
+      const { journal, seed } = splitJournal(await this.store.loadJournal(runId));
       host = new InProcessHost({
         runId,
         store: this.store,
         committer: this.committer,
         executors: this.#options.executors,
         journal,
+        seed,
         signal: controller.signal,
         decide: options.decide ?? this.#options.decide,
         spawnChild: (stepId, ref, input) => this.#spawnChild(run, stepId, ref, input, options),

@@ -50,3 +50,25 @@ export class RunEndedError extends Error {
     this.run = run;
   }
 }
+
+/** A replay would fire side effects again and the caller has not confirmed them. */
+export class SideEffectsUnconfirmedError extends Error {
+  readonly sideEffects: readonly { stepId: string; stepType: string }[];
+  constructor(sideEffects: readonly { stepId: string; stepType: string }[]) {
+    super(
+      `confirmSideEffects: this replay runs ${sideEffects.length} step(s) with side effects again (${sideEffects
+        .map((effect) => `${effect.stepId} (${effect.stepType})`)
+        .join(', ')}); confirm them to start it`,
+    );
+    this.name = 'SideEffectsUnconfirmedError';
+    this.sideEffects = sideEffects;
+  }
+}
+
+/** `version: 'current'` of a flow this process cannot find. */
+export class UnknownFlowVersionError extends Error {
+  constructor(flowId: string) {
+    super(`version: no current version of flow '${flowId}' is known here (save it, or give the folder of flows)`);
+    this.name = 'UnknownFlowVersionError';
+  }
+}

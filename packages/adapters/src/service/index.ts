@@ -4,9 +4,12 @@ export {
   BackendRefusedError,
   BackendUnavailableError,
   RunEndedError,
+  SideEffectsUnconfirmedError,
+  UnknownFlowVersionError,
 } from './errors.ts';
 export { type NewRunRequest, newRunId, type RunRules, recordRun, validatedFlow } from './record-run.ts';
-export { planReplay, type ReplayPlan, UnknownCheckpointError } from './replay-plan.ts';
+export { stepsOfCheckpoint } from './replay-gate.ts';
+export { planReplay, type ReplayOptions, type ReplayPlan, UnknownCheckpointError } from './replay-plan.ts';
 export {
   type DecisionRequest,
   type ReplayPreview,

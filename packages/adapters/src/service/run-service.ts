@@ -9,6 +9,7 @@
 import { type Fixtures, type Flow, isFinalStatus, type Json } from '@weft/engine';
 import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import type { BackendName, RunBackend, RunDecision } from '../backends/run-backend.ts';
+import { seedEntries } from '../backends/seed.ts';
 import { UnknownRunError } from '../inprocess/errors.ts';
 import type { ApprovalRecord, JournalEntry, RunRecord, RunStore } from '../store/types.ts';
 import {
@@ -17,6 +18,8 @@ import {
   BackendRefusedError,
   BackendUnavailableError,
   RunEndedError,
+  SideEffectsUnconfirmedError,
+  UnknownFlowVersionError,
 } from './errors.ts';
 import { type RunRules, recordRun } from './record-run.ts';
 import { planReplay, type ReplayPlan } from './replay-plan.ts';
@@ -46,17 +49,25 @@ export interface StartRunRequest {
   replayOf?: { runId: string; checkpoint: string };
 }
 
-/** A replay plan as a caller sees it: everything but the seed itself. */
-export type ReplayPreview = Omit<ReplayPlan, 'seed'>;
+/** A replay plan as a caller sees it: everything but the seed itself, and the version it runs. */
+export type ReplayPreview = Omit<ReplayPlan, 'seed'> & { flowVersion: number };
 
 export interface ReplayRequest {
   /** The checkpoint to run again from: a step id or path (`agent/llm#3`, `each[2]/pick`). */
   from: string;
   /** Checkpoints answered with these values instead of being executed. */
   pins?: Readonly<Record<string, Json>>;
+  /** Steps (or checkpoints) to execute again although they completed before the point. */
+  live?: string[];
+  /** The flow version the source ran (default), or the flow's current one. */
+  version?: 'original' | 'current';
+  /** Decisions made before the point: given again (default), or asked again. */
+  approvals?: 'reuse' | 'ask';
   /** Instead of the source run's input. */
   input?: Json;
   backend?: BackendName;
+  /** Required when the replay would fire side effects again (the preview names them). */
+  confirmSideEffects?: boolean;
 }
 
 export interface DecisionRequest {
@@ -139,9 +150,11 @@ export class RunService {
    */
   async replay(sourceRunId: string, request: ReplayRequest): Promise<{ runId: string } & ReplayPreview> {
     const source = await this.#run(sourceRunId);
-    const { seed, ...preview } = await this.#planReplay(source, request);
+    const { seed, flow, ...preview } = await this.#planReplay(source, request);
+    if (preview.sideEffects.length > 0 && request.confirmSideEffects !== true)
+      throw new SideEffectsUnconfirmedError(preview.sideEffects);
     const { runId } = await this.start({
-      flow: source.flow,
+      flow,
       input: request.input ?? source.input,
       ...(source.fixtures ? { fixtures: source.fixtures as Fixtures } : {}),
       backend: request.backend ?? (source.backend as BackendName),
@@ -153,17 +166,27 @@ export class RunService {
 
   /** What `replay` would reuse, pin and run again (side effects named), without starting anything. */
   async previewReplay(sourceRunId: string, request: ReplayRequest): Promise<ReplayPreview> {
-    const { seed: _seed, ...preview } = await this.#planReplay(await this.#run(sourceRunId), request);
+    const { seed: _seed, flow: _flow, ...preview } = await this.#planReplay(await this.#run(sourceRunId), request);
     return preview;
   }
 
-  async #planReplay(source: RunRecord, request: ReplayRequest): Promise<ReplayPlan> {
-    return planReplay(
-      await this.store.loadJournal(source.id),
-      await this.store.readEvents(source.id),
-      request.from,
-      request.pins,
-    );
+  /** The plan, and the flow the replay runs: the source's pinned snapshot, or the current version. */
+  async #planReplay(source: RunRecord, request: ReplayRequest): Promise<ReplayPlan & { flow: unknown; flowVersion: number }> {
+    const original = source.flow as unknown as Flow;
+    let target = original;
+    if (request.version === 'current') {
+      const current = await this.#rules.flows.getFlow({ id: source.flowId });
+      if (!current) throw new UnknownFlowVersionError(source.flowId);
+      target = current;
+    }
+    const plan = planReplay(await this.store.loadJournal(source.id), await this.store.readEvents(source.id), {
+      from: request.from,
+      pins: request.pins,
+      live: request.live,
+      approvals: request.approvals,
+      versions: target === original ? undefined : { source: original, target },
+    });
+    return { ...plan, flow: target, flowVersion: target.version ?? 1 };
   }
 
   /**
@@ -224,7 +247,9 @@ export class RunService {
     seed: readonly JournalEntry[] | undefined,
   ): Promise<void> {
     try {
-      if (seed && seed.length > 0) await this.store.commit([{ runId: run.runId, journal: [...seed], events: [] }]);
+      // Kept with the run (under the seed's own ids), so it survives a crash and a resume.
+      if (seed && seed.length > 0)
+        await this.store.commit([{ runId: run.runId, journal: seedEntries(seed), events: [] }]);
       await backend.start({
         runId: run.runId,
         flow: run.flow,

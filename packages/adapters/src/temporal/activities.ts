@@ -28,6 +28,7 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
 
   return {
     reportEvents: report,
+    journal: (runId, entries) => store.commit([{ runId, journal: entries, events: [] }]).then(() => undefined),
 
     async executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json> {
       const { attempt } = activityInfo();

@@ -33,6 +33,8 @@ export interface ApproveSignal {
 export interface WeftActivities {
   executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json>;
   reportEvents(runId: string, events: RunEventInput[]): Promise<void>;
+  /** Keeps results the workflow got without an activity (a child run's) in Weft's journal. */
+  journal(runId: string, entries: JournalEntry[]): Promise<void>;
   /** Resolves a spawned flow and creates the child's run row (idempotent). */
   prepareChild(request: ChildRequest): Promise<ChildPlan>;
   /** Writes the terminal event and the run row's final status, output and error. */

@@ -18,6 +18,7 @@ import {
   defineSignal,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -28,6 +29,7 @@ import {
   type ErrorInfo,
   type FlowRef,
   formatFlowRef,
+  hashCall,
   interpret,
   type Json,
   NonRetryableError,
@@ -36,7 +38,11 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
+import { seedAnswer, seedDecision, seededEvent, seedValue, spawnEntry, spawnHash } from '../backends/seed.ts';
 import { APPROVE_SIGNAL, type ApproveSignal, type WeftActivities, type WeftFlowArgs } from './types.ts';
+
+/** The patch that added journaling child results (for replays and test cases). */
+const JOURNAL_CHILD_RESULTS = 'weft-journal-child-results';
 
 export const approveSignal = defineSignal<[ApproveSignal]>(APPROVE_SIGNAL);
 
@@ -56,7 +62,7 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  */
 const LOST_WORKER_ATTEMPTS = 3;
 
-const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents'>>({
+const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents' | 'journal'>>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
@@ -72,6 +78,8 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     if (!decisions.has(decision.stepId)) decisions.set(decision.stepId, decision);
   });
 
+  /** Checkpoints answered from the seed: their end events say `reused`. */
+  const reused = new Set<string>();
   let buffer: RunEventInput[] = [];
   let written: Promise<void> = Promise.resolve();
   /** Writes what is buffered, after every earlier write: the store assigns seq in this order. */
@@ -88,14 +96,15 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
 
   const host: StepHost = {
     emit(event) {
-      buffer.push(event);
+      const seededOrAsIs = seededEvent(event, seeded, reused);
+      if (seededOrAsIs) buffer.push(seededOrAsIs);
     },
     async run(id, call, policy) {
-      const seed = seeded.get(id);
+      const seed = seedAnswer(seeded, id, hashCall(call));
       if (seed) {
         // Answered from the seed: no activity, nothing executed or paid for again.
-        if (seed.status === 'completed') return seed.output as Json;
-        throw rehydrate(seed.error ?? { name: 'Error', message: `step '${id}' failed` });
+        reused.add(id);
+        return seedValue(seed, rehydrate);
       }
       // step.started is stored before the activity can store its retries and deltas.
       await flush();
@@ -117,6 +126,11 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
       }
     },
     async waitForApproval(id, request): Promise<ApprovalOutcome> {
+      const given = seedDecision(seeded, id);
+      if (given) {
+        reused.add(id);
+        return given;
+      }
       // approval.requested must be visible before anyone can decide.
       await flush();
       const decided = () => decisions.has(id);
@@ -140,6 +154,11 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
       return { until };
     },
     async spawn(id, ref: FlowRef, input: Json) {
+      const seed = seedAnswer(seeded, id, spawnHash(ref, input));
+      if (seed) {
+        reused.add(id);
+        return seedValue(seed, rehydrate);
+      }
       await flush();
       if ((args.depth ?? 0) >= MAX_SPAWN_DEPTH)
         throw rehydrate(
@@ -170,11 +189,20 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         ...(fixtures ? { fixtures } : {}),
         ...(args.hostTools ? { hostTools: args.hostTools } : {}),
       };
+      // Journaling a child's result is a command that histories recorded before it lack: a
+      // workflow started by an older worker replays without it (Temporal's patching).
+      const journalChild = (result: Parameters<typeof spawnEntry>[3]) =>
+        patched(JOURNAL_CHILD_RESULTS) ? local.journal(runId, [spawnEntry(id, ref, input, result)]) : undefined;
+      let output: Json;
       try {
-        return await executeChild(weftFlow, { workflowId: childId, args: [childArgs] });
+        output = await executeChild(weftFlow, { workflowId: childId, args: [childArgs] });
       } catch (error) {
-        throw stepError(error);
+        const failure = stepError(error);
+        if (!isCancellation(error)) await journalChild({ ok: false, error: toErrorInfo(failure) });
+        throw failure;
       }
+      await journalChild({ ok: true, value: output });
+      return output;
     },
   };
 

@@ -24,8 +24,9 @@ export type RunEventInput =
   | { type: 'run.started'; flowId: string; flowVersion: number; input: Json; backend: string; parentRunId?: string }
   | { type: 'step.started'; stepId: string; stepType: string; parentId?: string; input?: Json }
   | { type: 'step.delta'; stepId: string; text: string }
-  | { type: 'step.completed'; stepId: string; output: Json; usage?: TokenUsage }
-  | { type: 'step.failed'; stepId: string; error: ErrorInfo }
+  /** `reused`: answered from the run's seed (a replay's source run, a test case), not executed. */
+  | { type: 'step.completed'; stepId: string; output: Json; usage?: TokenUsage; reused?: true }
+  | { type: 'step.failed'; stepId: string; error: ErrorInfo; reused?: true }
   | { type: 'step.retrying'; stepId: string; attempt: number; error: ErrorInfo; delayMs: number }
   | { type: 'approval.requested'; stepId: string; prompt: string; timeoutMs?: number }
   | {

@@ -33,6 +33,8 @@ export interface StepState {
     timedOut: boolean;
   } | null;
   childRunId: string | null;
+  /** Answered from the run's seed (a replay's source run, a test case), not executed. */
+  reused: boolean;
 }
 
 export interface RunState {
@@ -107,6 +109,7 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
       step.status = 'completed';
       step.output = event.output;
       step.usage = event.usage ?? step.usage;
+      step.reused = event.reused === true;
       finish(step, at);
       break;
     }
@@ -114,6 +117,7 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
       const step = ensureStep(state, event.stepId, 'unknown', null);
       step.status = 'failed';
       step.error = event.error;
+      step.reused = event.reused === true;
       finish(step, at);
       // An approval that fails on its timeout never gets `approval.resolved`: the run waits no more.
       resumeIfNothingWaits(state);
@@ -192,6 +196,7 @@ function ensureStep(state: RunState, stepId: string, stepType: string, parentId:
       durationMs: null,
       approval: null,
       childRunId: null,
+      reused: false,
     };
     state.steps[stepId] = step;
     state.order.push(stepId);

@@ -22,7 +22,7 @@ import {
   TARGETS,
 } from '@weft/codegen';
 import type { Flow, Json, ValidationIssue } from '@weft/engine';
-import { validateFlow } from '@weft/engine';
+import { compareFlows, validateFlow } from '@weft/engine';
 import { z } from 'zod';
 import { storeFlowSource } from '../flow-source.ts';
 import { procedure, router } from '../trpc.ts';
@@ -170,6 +170,15 @@ export const flowsRouter = router({
   versions: procedure.input(z.object({ id: flowId })).query(async ({ ctx, input }) => {
     await requireFlow(ctx.services.store, input.id);
     return ctx.services.store.flows.versions(input.id);
+  }),
+
+  /** Two versions of a flow compared: steps added, removed and changed (their config diff), tools, input and output. */
+  compare: procedure.input(z.object({ id: flowId, a: version, b: version })).query(async ({ ctx, input }) => {
+    const [a, b] = await Promise.all([
+      requireFlow(ctx.services.store, input.id, input.a),
+      requireFlow(ctx.services.store, input.id, input.b),
+    ]);
+    return compareFlows(a.doc as Flow, b.doc as Flow);
   }),
 
   /** A new immutable version of an existing flow. */

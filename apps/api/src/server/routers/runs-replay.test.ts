@@ -45,6 +45,9 @@ it('replays from a checkpoint: earlier ones are reused, the rest run, the lineag
     rerun: ['b', 'b/llm#1', 'c', 'c/llm#1'],
     sideEffects: [],
     tokensSaved: { input: 1, output: 1 },
+    approvals: [],
+    notReused: [],
+    flowVersion: 1,
   });
   const replay = await api.runs.replay({ runId: source, from: 'b' });
   expect(replay).toMatchObject({ reused: ['a/llm#1'], pinned: [] });

@@ -14,10 +14,13 @@ import {
   BackendUnavailableError,
   type ReplayRequest,
   RunEndedError,
+  SideEffectsUnconfirmedError,
   UnknownCheckpointError,
+  UnknownFlowVersionError,
 } from '@weft/adapters/service';
 import type { RunRecord } from '@weft/adapters/store';
 import {
+  compareRuns,
   type Fixtures,
   FlowInvalidError,
   isFinalStatus,
@@ -99,6 +102,9 @@ export function serviceError(error: unknown): unknown {
     });
   if (error instanceof ApprovalNotFoundError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
   if (error instanceof UnknownCheckpointError) return new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+  if (error instanceof UnknownFlowVersionError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
+  if (error instanceof SideEffectsUnconfirmedError)
+    return new TRPCError({ code: 'PRECONDITION_FAILED', message: error.message });
   if (error instanceof ApprovalClosedError || error instanceof RunEndedError)
     return new TRPCError({ code: 'CONFLICT', message: error.message });
   return error;
@@ -113,20 +119,29 @@ export async function viaService<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+const checkpointId = z.string().min(1).max(500);
 const replayInput = z.object({
   runId,
-  from: z.string().min(1).max(500),
-  pins: z.record(z.string().min(1).max(500), z.json()).optional(),
+  from: checkpointId,
+  pins: z.record(checkpointId, z.json()).optional(),
+  live: z.array(checkpointId).max(1000).optional(),
+  version: z.enum(['original', 'current']).optional(),
+  approvals: z.enum(['reuse', 'ask']).optional(),
   input: z.json().optional(),
   backend: z.enum(['inprocess', 'temporal', 'inngest']).optional(),
+  confirmSideEffects: z.boolean().optional(),
 });
 
 function replayRequest(input: z.infer<typeof replayInput>): ReplayRequest {
   return {
     from: input.from,
     ...(input.pins ? { pins: input.pins as Record<string, Json> } : {}),
+    ...(input.live ? { live: input.live } : {}),
+    ...(input.version ? { version: input.version } : {}),
+    ...(input.approvals ? { approvals: input.approvals } : {}),
     ...(input.input !== undefined ? { input: input.input as Json } : {}),
     ...(input.backend ? { backend: input.backend } : {}),
+    ...(input.confirmSideEffects !== undefined ? { confirmSideEffects: input.confirmSideEffects } : {}),
   };
 }
 
@@ -219,6 +234,17 @@ export const runsRouter = router({
   replayPreview: procedure.input(replayInput).query(async ({ ctx, input }) => {
     await requireRun(ctx, input.runId);
     return viaService(() => ctx.services.runs.previewReplay(input.runId, replayRequest(input)));
+  }),
+
+  /**
+   * Two runs compared step by step (the engine's compareRuns over their events): same,
+   * different or in one only, the first divergence, and the deltas.
+   */
+  compare: procedure.input(z.object({ a: runId, b: runId })).query(async ({ ctx, input }) => {
+    await requireRun(ctx, input.a);
+    await requireRun(ctx, input.b);
+    const [a, b] = await Promise.all([ctx.services.store.readEvents(input.a), ctx.services.store.readEvents(input.b)]);
+    return compareRuns(runState(a), runState(b));
   }),
 
   /** The replays of a run, newest first. */

@@ -20,22 +20,33 @@ import { openRunAccess } from '../../run-access.ts';
 const usage = `Usage: weft runs replay <runId> --from <checkpoint> [options]
 
 Starts a new run from a checkpoint of a past run. Every checkpoint (model turn, tool call,
-code or http step) that completed before <checkpoint> is answered from the past run's
-journal: not executed again, not paid for again. <checkpoint> and everything after it run,
-unless pinned. Approvals are asked again; sleeps and child runs run again.
+code or http step, child run) that completed before <checkpoint> is answered from the past
+run's journal: not executed again, not paid for again. <checkpoint> and everything after it
+run, unless pinned. Approvals decided before <checkpoint> keep their decision; sleeps run
+again. A recorded answer is only used for the very call it answered: where an edited input or
+flow makes a call differ, it runs.
 
 Options:
   --from <checkpoint>        where to run again from: a step id or path (e.g. draft, agent/llm#3)
   --pin <checkpoint>=<json|@file>
                              answer this checkpoint with a value instead of executing it
                              (repeatable; a model turn may be pinned as its text)
+  --live <step>              execute this step (or checkpoint) again although it completed
+                             before <checkpoint> (repeatable)
+  --version original|current
+                             the flow version the past run ran (default), or the flow's current
+                             one: a step that changed, no longer exists or comes after an added or
+                             changed step is not reused (the plan says which)
+  --ask-approvals            ask approvals decided before <checkpoint> again
   --input <json|@file>       run with this input instead of the past run's
   --backend <name>           run the replay on another backend than the past run's
   --flows <dir>              where \`spawn\` finds flows (default: the past run's folder)
   --yes                      replay even though steps with side effects (http other than GET,
                              tools, code, child runs) will run again; without it the command
                              asks at a terminal and refuses elsewhere
-  --json                     print { "runId", "status", "output", "replayOf", "reused", "pinned" } last
+  --json                     print { "runId", "status", "output", "replayOf", "reused", "executed",
+                             "pinned" } last (reused / executed: the checkpoints the replay
+                             answered from the past run / ran itself)
 ${SERVER_USAGE}
   -h, --help                 show this help
 
@@ -51,6 +62,9 @@ export const runsReplayCommand: Command = {
       options: {
         from: { type: 'string' },
         pin: { type: 'string', multiple: true },
+        live: { type: 'string', multiple: true },
+        version: { type: 'string' },
+        'ask-approvals': { type: 'boolean' },
         input: { type: 'string' },
         backend: { type: 'string' },
         flows: { type: 'string' },
@@ -69,6 +83,8 @@ export const runsReplayCommand: Command = {
     if (!values.from) throw new UsageError('--from <checkpoint> is required', usage);
     if (values.backend !== undefined && !(BACKEND_NAMES as readonly string[]).includes(values.backend))
       throw new UsageError(`unknown backend '${values.backend}'; one of: ${BACKEND_NAMES.join(', ')}`, usage);
+    if (values.version !== undefined && values.version !== 'original' && values.version !== 'current')
+      throw new UsageError(`--version must be 'original' or 'current', got '${values.version}'`, usage);
     const env = readEnv();
     const pins = await parsePins(values.pin ?? [], env.maxInputBytes);
     const input =
@@ -76,6 +92,9 @@ export const runsReplayCommand: Command = {
     const request = {
       from: values.from,
       ...(Object.keys(pins).length > 0 ? { pins } : {}),
+      ...(values.live && values.live.length > 0 ? { live: values.live } : {}),
+      ...(values.version ? { version: values.version as 'original' | 'current' } : {}),
+      ...(values['ask-approvals'] ? { approvals: 'ask' as const } : {}),
       ...(input !== undefined ? { input } : {}),
       ...(values.backend ? { backend: values.backend as BackendName } : {}),
     };
@@ -85,9 +104,10 @@ export const runsReplayCommand: Command = {
     const runs = await openRunAccess({ server: serverUrl(values.server), env, flowsDir: values.flows, decider });
     try {
       await confirmSideEffects(await runs.previewReplay(sourceId, request), values.yes === true);
-      const replay = await runs.replay(sourceId, request);
+      // Confirmed (or nothing to confirm): the service checks it again against its own plan.
+      const replay = await runs.replay(sourceId, { ...request, confirmSideEffects: true });
       describe(replay, sourceId, values.from);
-      return await runs.follow(replay.runId, { json, decider, extra: lineage(replay, sourceId, values.from) });
+      return await runs.follow(replay.runId, { json, decider, extra: { pinned: replay.pinned } });
     } finally {
       await runs.close();
     }
@@ -120,9 +140,11 @@ async function parsePins(values: readonly string[], maxBytes: number | undefined
 async function confirmSideEffects(preview: ReplayPreview, yes: boolean): Promise<void> {
   const saved = preview.tokensSaved.input + preview.tokensSaved.output;
   stderr.write(
-    `  replay plan: reuse ${plural(preview.reused.length, 'checkpoint')}${saved > 0 ? ` (${saved} tokens not spent again)` : ''}` +
-      `${preview.pinned.length > 0 ? `, pin ${preview.pinned.join(', ')}` : ''}, run again: ${preview.rerun.join(', ') || 'nothing'}\n`,
+    `  replay plan (flow version ${preview.flowVersion}): reuse ${plural(preview.reused.length, 'checkpoint')}${saved > 0 ? ` (${saved} tokens not spent again)` : ''}` +
+      `${preview.pinned.length > 0 ? `, pin ${preview.pinned.join(', ')}` : ''}` +
+      `${preview.approvals.length > 0 ? `, give ${plural(preview.approvals.length, 'decision')} again` : ''}, run again: ${preview.rerun.join(', ') || 'nothing'}\n`,
   );
+  for (const item of preview.notReused) stderr.write(`    not reused: ${item.checkpoint} — ${item.reason}\n`);
   if (preview.sideEffects.length === 0 || yes) return;
   const named = preview.sideEffects.map((step) => `${step.stepId} (${step.stepType})`).join(', ');
   if (!terminalIsInteractive())
@@ -142,8 +164,4 @@ function describe(replay: { runId: string; reused: string[]; pinned: string[] },
     `${stderr.style('bold', '↺ replay')} of run ${sourceId} from ${from} as run ${replay.runId} · reusing ${plural(replay.reused.length, 'checkpoint')}${reused}` +
       `${replay.pinned.length > 0 ? ` · pinned: ${replay.pinned.join(', ')}` : ''}\n`,
   );
-}
-
-function lineage(replay: { reused: string[]; pinned: string[] }, sourceId: string, from: string): Record<string, Json> {
-  return { replayOf: { runId: sourceId, checkpoint: from }, reused: replay.reused, pinned: replay.pinned };
 }
