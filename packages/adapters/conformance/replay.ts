@@ -167,8 +167,7 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       const after = counts(counter, [...ids(1, STEPS), 'x']);
       expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
       expect(reusedIn(await backend.events(replay.runId))).toEqual(replay.reused);
-      if (backend.engineCalls)
-        expect(await backend.engineCalls(replay.runId)).toEqual(['x', ...ids(6, 10)]);
+      if (backend.engineCalls) expect(await backend.engineCalls(replay.runId)).toEqual(['x', ...ids(6, 10)]);
     },
     timeoutMs * 2,
   );

@@ -251,7 +251,8 @@ async function reportRemote(
   ];
   const duration = formatDuration(stats.durationMs);
   const result: Record<string, Json> = { runId: root.id, status: root.status, output: root.output as Json };
-  if (root.replayOf && states[0]) Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
+  if (root.replayOf && states[0])
+    Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
   let code: number;
   if (root.status === 'completed') {
     stderr.write(`${stderr.style(['bold', 'green'], '✓ completed')} in ${duration} · ${facts.join(' · ')}\n`);

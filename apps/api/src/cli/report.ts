@@ -78,7 +78,8 @@ export async function reportOutcome(
   ];
   const duration = formatDuration(stats.durationMs);
   const result: Record<string, Json> = { runId: root.id, status: root.status, output: root.output };
-  if (root.replayOf && states[0]) Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
+  if (root.replayOf && states[0])
+    Object.assign(result, { replayOf: root.replayOf, ...replayFacts(states[0], options.extra?.pinned) });
   let code: number;
   switch (root.status) {
     case 'completed':

@@ -171,7 +171,10 @@ export class RunService {
   }
 
   /** The plan, and the flow the replay runs: the source's pinned snapshot, or the current version. */
-  async #planReplay(source: RunRecord, request: ReplayRequest): Promise<ReplayPlan & { flow: unknown; flowVersion: number }> {
+  async #planReplay(
+    source: RunRecord,
+    request: ReplayRequest,
+  ): Promise<ReplayPlan & { flow: unknown; flowVersion: number }> {
     const original = source.flow as unknown as Flow;
     let target = original;
     if (request.version === 'current') {
