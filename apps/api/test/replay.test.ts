@@ -4,6 +4,8 @@
  * clearly what it cannot do. (That reused checkpoints are not executed again, counted by a
  * server on loopback, is the conformance suite's replay case on every backend.)
  */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flow, lastJson, type Workspace, workspace } from './helpers.ts';
 
@@ -81,6 +83,89 @@ describe('weft runs replay', () => {
     // From after the side effect, nothing needs a yes: charge is answered from the journal.
     const later = await ws.cli(['runs', 'replay', String(source.runId), '--from', 'after', '--json']);
     expect(lastJson(later.stdout)).toMatchObject({ status: 'completed', output: 42, reused: ['charge'] });
+  });
+
+  it('an edited input reuses only the calls it does not change; --live runs a step again; --json says what ran', async () => {
+    const file = await ws.write(
+      'topic.json',
+      flow(
+        'topic',
+        [
+          { id: 'a', type: 'llm', model: 'mock:echo', prompt: 'fixed' },
+          { id: 'b', type: 'llm', model: 'mock:echo', prompt: 'about {{ input.topic }}' },
+          { id: 'c', type: 'llm', model: 'mock:echo', prompt: '{{ steps.a.output.text }} + {{ steps.b.output.text }}' },
+        ],
+        { output: '=steps.c.output.text' },
+      ),
+    );
+    const source = lastJson((await ws.cli(['run', file, '--input', '{"topic":"owls"}', '--json'])).stdout);
+    expect(source).toMatchObject({ status: 'completed', output: 'fixed + about owls' });
+    const edited = await ws.cli([
+      'runs',
+      'replay',
+      String(source.runId),
+      '--from',
+      'c',
+      '--input',
+      '{"topic":"bats"}',
+      '--json',
+    ]);
+    expect(edited.code).toBe(0);
+    // The plan offered b's answer, but b is now asked about bats: it ran, and a did not.
+    expect(lastJson(edited.stdout)).toMatchObject({
+      status: 'completed',
+      output: 'fixed + about bats',
+      reused: ['a/llm#1'],
+      executed: ['b/llm#1', 'c/llm#1'],
+    });
+    const live = await ws.cli(['runs', 'replay', String(source.runId), '--from', 'c', '--live', 'a', '--json']);
+    expect(live.stderr).toContain("not reused: a/llm#1 — step 'a' asked to run live");
+    expect(lastJson(live.stdout)).toMatchObject({ reused: ['b/llm#1'], executed: ['a/llm#1', 'c/llm#1'] });
+  });
+
+  it('--version current replays onto the flow as it is now, and says what it cannot reuse', async () => {
+    const dir = join(ws.dir, 'current-flows');
+    await mkdir(dir);
+    const original = flow(
+      'evolving',
+      [
+        { id: 'a', type: 'llm', model: 'mock:echo', prompt: 'one' },
+        { id: 'b', type: 'llm', model: 'mock:echo', prompt: 'two' },
+        { id: 'c', type: 'llm', model: 'mock:echo', prompt: 'three' },
+      ],
+      { output: '=steps.c.output.text' },
+    );
+    const file = await ws.write('current-flows/evolving.json', original);
+    const source = lastJson((await ws.cli(['run', file, '--json'])).stdout);
+    const steps = (original as { steps: unknown[] }).steps;
+    await ws.write('current-flows/evolving.json', {
+      ...(original as object),
+      version: 2,
+      steps: [steps[0], { id: 'x', type: 'llm', model: 'mock:echo', prompt: 'inserted' }, ...steps.slice(1)],
+    });
+    const replay = await ws.cli([
+      'runs',
+      'replay',
+      String(source.runId),
+      '--from',
+      'c',
+      '--version',
+      'current',
+      '--flows',
+      dir,
+      '--json',
+    ]);
+    expect(replay.code).toBe(0);
+    expect(replay.stderr).toContain('replay plan (flow version 2): reuse 1 checkpoint');
+    expect(replay.stderr).toContain("not reused: b/llm#1 — comes after the added step 'x' in the new version");
+    expect(lastJson(replay.stdout)).toMatchObject({
+      status: 'completed',
+      reused: ['a/llm#1'],
+      executed: ['x/llm#1', 'b/llm#1', 'c/llm#1'],
+    });
+    const bad = await ws.cli(['runs', 'replay', String(source.runId), '--from', 'c', '--version', 'newest']);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain("--version must be 'original' or 'current', got 'newest'");
   });
 
   it('names what is wrong: no --from, an unknown checkpoint, an unknown run', async () => {

@@ -91,3 +91,69 @@ it('names the field when a checkpoint is unknown, and the run when it is', async
   const unknownRun = await api.runs.replay({ runId: 'run_nope', from: 'b' }).catch((error: unknown) => error);
   expect((unknownRun as TRPCError).code).toBe('NOT_FOUND');
 });
+
+it('replays onto the saved current version: the preview names what is not reused, the replay does exactly that', async () => {
+  const api = server.caller();
+  const source = await completedRun();
+  const steps = threeTurns.steps as unknown[];
+  await api.flows.save({
+    id: 'three-turns',
+    doc: {
+      ...threeTurns,
+      steps: [steps[0], { id: 'x', type: 'llm', model: 'mock:echo', prompt: 'new' }, ...steps.slice(1)],
+    },
+  });
+  const request = { runId: source, from: 'c', version: 'current' as const };
+  const preview = await api.runs.replayPreview(request);
+  expect(preview).toMatchObject({
+    flowVersion: 2,
+    reused: ['a/llm#1'],
+    notReused: [{ checkpoint: 'b/llm#1', reason: "comes after the added step 'x' in the new version" }],
+  });
+  const replay = await api.runs.replay(request);
+  expect(await waitForStatus(server.services, replay.runId, ['completed', 'failed'])).toBe('completed');
+  const { run, state } = await api.runs.get({ runId: replay.runId });
+  expect(run.flowVersion).toBe(2);
+  const reused = Object.values(state.steps).flatMap((step) => (step.reused ? [step.stepId] : []));
+  expect(reused).toEqual(preview.reused);
+  // The flow's two versions, compared.
+  const versions = await api.flows.compare({ id: 'three-turns', a: 1, b: 2 });
+  expect(versions.steps.filter((step) => step.kind !== 'same')).toEqual([
+    { stepId: 'x', stepType: 'llm', kind: 'added' },
+  ]);
+  const missing = await api.flows.compare({ id: 'three-turns', a: 1, b: 9 }).catch((error: unknown) => error);
+  expect((missing as TRPCError).message).toBe("flow 'three-turns' has no version 9");
+});
+
+it('refuses side effects without confirmation (naming them), runs a step live on request, and compares two runs', async () => {
+  const api = server.caller();
+  await server.services.store.flows.save({
+    irVersion: 1,
+    id: 'effects',
+    name: 'Effects',
+    steps: [
+      { id: 'a', type: 'llm', model: 'mock:echo', prompt: 'one' },
+      { id: 'charge', type: 'code', source: 'return 42;' },
+      { id: 'c', type: 'llm', model: 'mock:echo', prompt: 'total {{ steps.charge.output }}' },
+    ],
+    output: '=steps.c.output.text',
+  });
+  const { runId: source } = await api.runs.start({ flowId: 'effects' });
+  expect(await waitForStatus(server.services, source, ['completed', 'failed'])).toBe('completed');
+  const refused = await api.runs.replay({ runId: source, from: 'charge' }).catch((error: unknown) => error);
+  expect((refused as TRPCError).code).toBe('PRECONDITION_FAILED');
+  expect((refused as TRPCError).message).toMatch(/^confirmSideEffects: .*charge \(code\)/);
+  const live = await api.runs.replay({ runId: source, from: 'c', live: ['a'], confirmSideEffects: true });
+  expect(live).toMatchObject({
+    reused: ['charge'],
+    notReused: [{ checkpoint: 'a/llm#1', reason: "step 'a' asked to run live" }],
+  });
+  expect(await waitForStatus(server.services, live.runId, ['completed', 'failed'])).toBe('completed');
+  const comparison = await api.runs.compare({ a: source, b: live.runId });
+  expect(comparison.firstDivergence).toBeNull();
+  expect(comparison.output.same).toBe(true);
+  expect(comparison.steps.map((step) => step.kind)).toEqual(comparison.steps.map(() => 'same'));
+  expect(comparison.steps.length).toBeGreaterThan(3);
+  const unknown = await api.runs.compare({ a: source, b: 'run_nope' }).catch((error: unknown) => error);
+  expect((unknown as TRPCError).code).toBe('NOT_FOUND');
+});
