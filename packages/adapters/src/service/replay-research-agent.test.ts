@@ -149,6 +149,8 @@ it('replays research-agent from its third turn with the second tool call pinned:
     pinned: ['research/tool#2.0'],
     notReused: [],
     tokensSaved: { input: 200, output: 40 },
+    // The counting model is in no price table: named, not counted as free.
+    costSaved: { usd: 0, unpriced: ['counting:gpt'] },
   });
   const replay = await service.replay(source, {
     from: 'research/llm#3',

@@ -6,7 +6,7 @@
  * resumes. It never executes anything itself: every backend, in-process included, is a
  * `RunBackend`.
  */
-import { type Fixtures, type Flow, isFinalStatus, type Json } from '@weft/engine';
+import { type Fixtures, type Flow, isFinalStatus, type Json, runState } from '@weft/engine';
 import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import type { BackendName, RunBackend, RunDecision } from '../backends/run-backend.ts';
 import { seedEntries } from '../backends/seed.ts';
@@ -21,6 +21,7 @@ import {
   SideEffectsUnconfirmedError,
   UnknownFlowVersionError,
 } from './errors.ts';
+import { type Cost, costOf, turnsOf } from './pricing.ts';
 import { type RunRules, recordRun } from './record-run.ts';
 import { planReplay, type ReplayPlan } from './replay-plan.ts';
 
@@ -49,8 +50,11 @@ export interface StartRunRequest {
   replayOf?: { runId: string; checkpoint: string };
 }
 
-/** A replay plan as a caller sees it: everything but the seed itself, and the version it runs. */
-export type ReplayPreview = Omit<ReplayPlan, 'seed'> & { flowVersion: number };
+/**
+ * A replay plan as a caller sees it: everything but the seed itself, the version it runs, and
+ * what the reused model turns cost the source run (which the replay does not pay again).
+ */
+export type ReplayPreview = Omit<ReplayPlan, 'seed'> & { flowVersion: number; costSaved: Cost };
 
 export interface ReplayRequest {
   /** The checkpoint to run again from: a step id or path (`agent/llm#3`, `each[2]/pick`). */
@@ -174,7 +178,7 @@ export class RunService {
   async #planReplay(
     source: RunRecord,
     request: ReplayRequest,
-  ): Promise<ReplayPlan & { flow: unknown; flowVersion: number }> {
+  ): Promise<ReplayPlan & { flow: unknown; flowVersion: number; costSaved: Cost }> {
     const original = source.flow as unknown as Flow;
     let target = original;
     if (request.version === 'current') {
@@ -182,14 +186,16 @@ export class RunService {
       if (!current) throw new UnknownFlowVersionError(source.flowId);
       target = current;
     }
-    const plan = planReplay(await this.store.loadJournal(source.id), await this.store.readEvents(source.id), {
+    const events = await this.store.readEvents(source.id);
+    const plan = planReplay(await this.store.loadJournal(source.id), events, {
       from: request.from,
       pins: request.pins,
       live: request.live,
       approvals: request.approvals,
       versions: target === original ? undefined : { source: original, target },
     });
-    return { ...plan, flow: target, flowVersion: target.version ?? 1 };
+    const costSaved = await costOf(turnsOf(runState(events), new Set(plan.reused)));
+    return { ...plan, flow: target, flowVersion: target.version ?? 1, costSaved };
   }
 
   /**

@@ -48,6 +48,7 @@ it('replays from a checkpoint: earlier ones are reused, the rest run, the lineag
     approvals: [],
     notReused: [],
     flowVersion: 1,
+    costSaved: { usd: 0, unpriced: [] },
   });
   const replay = await api.runs.replay({ runId: source, from: 'b' });
   expect(replay).toMatchObject({ reused: ['a/llm#1'], pinned: [] });

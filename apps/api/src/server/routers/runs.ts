@@ -12,9 +12,11 @@ import {
   ApprovalNotFoundError,
   BackendRefusedError,
   BackendUnavailableError,
+  costOf,
   type ReplayRequest,
   RunEndedError,
   SideEffectsUnconfirmedError,
+  turnsOf,
   UnknownCheckpointError,
   UnknownFlowVersionError,
 } from '@weft/adapters/service';
@@ -26,6 +28,7 @@ import {
   isFinalStatus,
   type Json,
   RUN_STATUSES,
+  type RunState,
   type RunStatus,
   runState,
 } from '@weft/engine';
@@ -243,8 +246,11 @@ export const runsRouter = router({
   compare: procedure.input(z.object({ a: runId, b: runId })).query(async ({ ctx, input }) => {
     await requireRun(ctx, input.a);
     await requireRun(ctx, input.b);
-    const [a, b] = await Promise.all([ctx.services.store.readEvents(input.a), ctx.services.store.readEvents(input.b)]);
-    return compareRuns(runState(a), runState(b));
+    const [a, b] = (
+      await Promise.all([ctx.services.store.readEvents(input.a), ctx.services.store.readEvents(input.b)])
+    ).map((events) => runState(events)) as [RunState, RunState];
+    const [costA, costB] = await Promise.all([costOf(turnsOf(a)), costOf(turnsOf(b))]);
+    return { ...compareRuns(a, b), cost: { a: costA, b: costB, deltaUsd: costB.usd - costA.usd } };
   }),
 
   /** The replays of a run, newest first. */

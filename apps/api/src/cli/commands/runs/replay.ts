@@ -138,9 +138,13 @@ async function parsePins(values: readonly string[], maxBytes: number | undefined
  * person at the terminal; elsewhere the command refuses, naming them.
  */
 async function confirmSideEffects(preview: ReplayPreview, yes: boolean): Promise<void> {
-  const saved = preview.tokensSaved.input + preview.tokensSaved.output;
+  const tokens = preview.tokensSaved.input + preview.tokensSaved.output;
+  const money = preview.costSaved.usd > 0 ? `, $${preview.costSaved.usd.toFixed(4)}` : '';
+  const unpriced =
+    preview.costSaved.unpriced.length > 0 ? `; no price known for ${preview.costSaved.unpriced.join(', ')}` : '';
+  const saved = tokens > 0 ? ` (${tokens} tokens${money} not spent again${unpriced})` : '';
   stderr.write(
-    `  replay plan (flow version ${preview.flowVersion}): reuse ${plural(preview.reused.length, 'checkpoint')}${saved > 0 ? ` (${saved} tokens not spent again)` : ''}` +
+    `  replay plan (flow version ${preview.flowVersion}): reuse ${plural(preview.reused.length, 'checkpoint')}${saved}` +
       `${preview.pinned.length > 0 ? `, pin ${preview.pinned.join(', ')}` : ''}` +
       `${preview.approvals.length > 0 ? `, give ${plural(preview.approvals.length, 'decision')} again` : ''}, run again: ${preview.rerun.join(', ') || 'nothing'}\n`,
   );
