@@ -31,6 +31,29 @@ export const REPLAY_FLOW = {
   output: `=steps.s${STEPS}.output.body`,
 } as unknown as Flow;
 
+/** A parent that spawns a child of two side effects between two of its own. */
+const CHILD_FLOW = {
+  irVersion: 1,
+  id: 'replay-child',
+  name: 'Two side effects',
+  version: 1,
+  input: { type: 'object', properties: { base: { type: 'string' } } },
+  steps: [post('c1', null), post('c2', 'c1')],
+  output: '=steps.c2.output.body',
+} as unknown as Flow;
+const PARENT_FLOW = {
+  irVersion: 1,
+  id: 'replay-parent',
+  name: 'A child between two side effects',
+  version: 1,
+  steps: [
+    post('p1', null),
+    { id: 'kid', type: 'spawn', flow: 'replay-child', input: { base: '=input.base' } },
+    post('p2', 'p1'),
+  ],
+  output: { child: '=steps.kid.output', last: '=steps.p2.output.body' },
+} as unknown as Flow;
+
 /** Version 2: a step `x` inserted between s5 and s6 (s6 still reads s5). */
 const INSERTED = {
   ...REPLAY_FLOW,
@@ -168,6 +191,42 @@ export function defineReplayCases(adapter: () => ConformanceAdapter | undefined,
       expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
       expect(reusedIn(await backend.events(replay.runId))).toEqual(replay.reused);
       if (backend.engineCalls) expect(await backend.engineCalls(replay.runId)).toEqual(['x', ...ids(6, 10)]);
+    },
+    timeoutMs * 2,
+  );
+
+  it(
+    'replay from a step inside a child run: the parent runs again from its spawn, the child from that step',
+    async () => {
+      const backend = adapter();
+      if (!backend || !counter) throw new Error('the conformance suite did not start');
+      const watched = ['p1', 'c1', 'c2', 'p2'];
+      const before = counts(counter, watched);
+      const { runId: source } = await backend.start({
+        flow: PARENT_FLOW,
+        flows: [PARENT_FLOW, CHILD_FLOW],
+        input: { base: counter.base },
+        fixtures: {},
+      });
+      expect((await backend.waitForEnd(source)).status).toBe('completed');
+      const childOf = async (runId: string) =>
+        (await backend.events(runId)).flatMap((event) => (event.type === 'child.started' ? [event.childRunId] : []))[0];
+      const sourceChild = await childOf(source);
+      if (!sourceChild) throw new Error(`${backend.name}: the source run started no child`);
+
+      const replay = await backend.replay(sourceChild, { from: 'c2', confirmSideEffects: true });
+      expect(replay.reused).toEqual(['p1', 'kid>c1']);
+      expect(replay.rerun).toEqual(['kid', 'p2', 'kid>c2']);
+      expect(replay.sideEffects.map((effect) => effect.stepId)).toEqual(['p2', 'kid>c2']);
+      const replayed = await backend.waitForEnd(replay.runId);
+      expect(replayed.status, `${backend.name}: the replay (${replayed.error?.message ?? ''})`).toBe('completed');
+      const after = counts(counter, watched);
+      // p1 and c1 ran once (in the source run); c2 and p2 once more.
+      expect(after.map((count, index) => count - (before[index] ?? 0))).toEqual([1, 1, 2, 2]);
+      const replayChild = await childOf(replay.runId);
+      if (!replayChild) throw new Error(`${backend.name}: the replay started no child`);
+      expect(reusedIn(await backend.events(replayChild))).toEqual(['c1']);
+      expect(reusedIn(await backend.events(replay.runId))).toEqual(['p1']);
     },
     timeoutMs * 2,
   );

@@ -12,9 +12,10 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import { reportRunEvents } from '../store/report-events.ts';
-import type { RunStore } from '../store/types.ts';
+import type { JournalEntry, RunStore } from '../store/types.ts';
 import { FlowNotFoundError, type FlowSource } from './flow-source.ts';
 import type { ExternalBackendName } from './run-backend.ts';
+import { seedEntries } from './seed.ts';
 
 export interface ChildRequest {
   parentRunId: string;
@@ -23,6 +24,8 @@ export interface ChildRequest {
   ref: FlowRef;
   input: Json;
   fixtures: Fixtures | null;
+  /** The child's part of its parent's seed (a replay from inside the child): kept as its seed. */
+  seed?: JournalEntry[];
 }
 
 /** The child's flow, or why it cannot run. */
@@ -36,7 +39,7 @@ export async function prepareChildRun(
   store: RunStore,
   flows: FlowSource,
   backend: ExternalBackendName,
-  { parentRunId, childRunId, stepId, ref, input, fixtures }: ChildRequest,
+  { parentRunId, childRunId, stepId, ref, input, fixtures, seed }: ChildRequest,
 ): Promise<ChildPlan> {
   const existing = await store.getRun(childRunId);
   if (existing) return { flow: existing.flow as unknown as Flow };
@@ -54,6 +57,7 @@ export async function prepareChildRun(
     status: 'running',
     ...(fixtures ? { fixtures: fixtures as Json } : {}),
   });
+  if (seed && seed.length > 0) await store.commit([{ runId: childRunId, journal: seedEntries(seed), events: [] }]);
   return { flow };
 }
 

@@ -24,6 +24,9 @@ import type { JournalEntry } from '../store/types.ts';
 
 const SEED_PREFIX = '@seed:';
 
+/** Between a spawn step and a checkpoint of the child run it starts: `each[1]/summarize>count`. */
+export const CHILD_SEPARATOR = '>';
+
 /** A seed entry holding an approval's decision (output: approved, by, comment, timedOut, at). */
 export const APPROVAL_KIND = 'approval';
 
@@ -70,6 +73,15 @@ export function seedAnswer(
 ): JournalEntry | undefined {
   const entry = seed.get(stepId);
   return entry !== undefined && entry.inputHash === inputHash ? entry : undefined;
+}
+
+/** The part of a run's seed meant for the child run that `spawnStepId` starts, as the child's own seed. */
+export function childSeed(seed: ReadonlyMap<string, JournalEntry>, spawnStepId: string): JournalEntry[] {
+  const prefix = `${spawnStepId}${CHILD_SEPARATOR}`;
+  const entries: JournalEntry[] = [];
+  for (const [stepId, entry] of seed)
+    if (stepId.startsWith(prefix)) entries.push({ ...entry, stepId: stepId.slice(prefix.length) });
+  return entries;
 }
 
 /** The input hash of a child run's start (a `spawn` step or a flow tool): the flow and its input. */

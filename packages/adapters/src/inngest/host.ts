@@ -24,7 +24,15 @@ import { attemptCall, journalCall } from '../backends/attempt.ts';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
-import { seedAnswer, seedDecision, seededEvent, seedValue, spawnEntry, spawnHash } from '../backends/seed.ts';
+import {
+  childSeed,
+  seedAnswer,
+  seedDecision,
+  seededEvent,
+  seedValue,
+  spawnEntry,
+  spawnHash,
+} from '../backends/seed.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import { reportRunEvents } from '../store/report-events.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
@@ -166,6 +174,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
           ref,
           input,
           fixtures: childFixtures(run.fixtures, id),
+          seed: childSeed(ctx.seed, id),
         });
         return prepared.flow
           ? { flowId: prepared.flow.id, flowVersion: prepared.flow.version ?? 1 }

@@ -20,7 +20,7 @@ import {
   type StepHost,
   toErrorInfo,
 } from '@weft/engine';
-import { seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
+import { childSeed, seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import type { JournalEntry, RunStore } from '../store/types.ts';
@@ -42,8 +42,8 @@ export interface HostDeps {
   seed: ReadonlyMap<string, JournalEntry>;
   signal: AbortSignal;
   decide?: ApprovalDecider | undefined;
-  /** Runs a child flow to its end (or until it parks); provided by the runner. */
-  spawnChild(stepId: string, ref: FlowRef, input: Json): Promise<SpawnOutcome>;
+  /** Runs a child flow to its end (or until it parks), with its part of the seed; provided by the runner. */
+  spawnChild(stepId: string, ref: FlowRef, input: Json, seed: JournalEntry[]): Promise<SpawnOutcome>;
 }
 
 export type SpawnOutcome =
@@ -225,7 +225,7 @@ export class InProcessHost implements StepHost {
     const recorded = this.#replay(id, hash) ?? this.#fromSeed(id, hash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
-    const outcome = await this.#deps.spawnChild(id, ref, input);
+    const outcome = await this.#deps.spawnChild(id, ref, input, childSeed(this.#deps.seed, id));
     switch (outcome.status) {
       case 'completed':
         await this.#record({

@@ -32,10 +32,10 @@ import {
 } from '../backends/children.ts';
 import { FlowNotFoundError, type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import { recordCancelled } from '../backends/run-rows.ts';
-import { splitJournal } from '../backends/seed.ts';
+import { seedEntries, splitJournal } from '../backends/seed.ts';
 import { hostToolSpecs } from '../executors/tool.ts';
 import { type RunRules, recordRun, validatedFlow } from '../service/record-run.ts';
-import type { RunRecord, RunStore } from '../store/types.ts';
+import type { JournalEntry, RunRecord, RunStore } from '../store/types.ts';
 import { DeadlineTimers } from './deadlines.ts';
 import { RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 import { GroupCommitter } from './group-commit.ts';
@@ -162,7 +162,7 @@ export class InProcessRunner {
         seed,
         signal: controller.signal,
         decide: options.decide ?? this.#options.decide,
-        spawnChild: (stepId, ref, input) => this.#spawnChild(run, stepId, ref, input, options),
+        spawnChild: (stepId, ref, input, seed) => this.#spawnChild(run, stepId, ref, input, options, seed),
       });
       host.emit({
         type: 'run.started',
@@ -335,6 +335,7 @@ export class InProcessRunner {
     ref: FlowRef,
     input: Json,
     options: StartOptions,
+    seed: JournalEntry[],
   ): Promise<SpawnOutcome> {
     const childId = childRunId(parent.id, stepId);
     let child = await this.store.getRun(childId);
@@ -349,6 +350,8 @@ export class InProcessRunner {
         parentStepId: stepId,
         ...(fixtures ? { fixtures } : {}),
       });
+      // A replay from inside a child run: the child's own checkpoints before the point.
+      if (seed.length > 0) await this.store.commit([{ runId: childId, journal: seedEntries(seed), events: [] }]);
       child = await this.store.getRun(childId);
     }
     // Outside the creation branch: a crash right after creating the child must not lose it.

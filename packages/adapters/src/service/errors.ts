@@ -67,8 +67,10 @@ export class SideEffectsUnconfirmedError extends Error {
 
 /** `version: 'current'` of a flow this process cannot find. */
 export class UnknownFlowVersionError extends Error {
-  constructor(flowId: string) {
-    super(`version: no current version of flow '${flowId}' is known here (save it, or give the folder of flows)`);
+  constructor(flowId: string, why?: string) {
+    super(
+      `version: ${why ?? `no current version of flow '${flowId}' is known here (save it, or give the folder of flows)`}`,
+    );
     this.name = 'UnknownFlowVersionError';
   }
 }

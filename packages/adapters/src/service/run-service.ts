@@ -6,7 +6,7 @@
  * resumes. It never executes anything itself: every backend, in-process included, is a
  * `RunBackend`.
  */
-import { type Fixtures, type Flow, isFinalStatus, type Json, runState } from '@weft/engine';
+import { type Fixtures, type Flow, isFinalStatus, type Json } from '@weft/engine';
 import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import type { BackendName, RunBackend, RunDecision } from '../backends/run-backend.ts';
 import { seedEntries } from '../backends/seed.ts';
@@ -19,11 +19,11 @@ import {
   BackendUnavailableError,
   RunEndedError,
   SideEffectsUnconfirmedError,
-  UnknownFlowVersionError,
 } from './errors.ts';
-import { type Cost, costOf, turnsOf } from './pricing.ts';
+import type { Cost } from './pricing.ts';
 import { type RunRules, recordRun } from './record-run.ts';
-import { planReplay, type ReplayPlan } from './replay-plan.ts';
+import type { ReplayPlan } from './replay-plan.ts';
+import { readReplaySource } from './replay-source.ts';
 
 export interface RunServiceOptions {
   store: RunStore;
@@ -150,52 +150,39 @@ export class RunService {
    * A new run of a past run's pinned flow that answers the checkpoints completed before `from`
    * from the past run's journal (nothing executed or paid for again), and `pins` with the values
    * given; everything else runs. The past run is not changed. Runs on the source's backend
-   * unless another is named.
+   * unless another is named. A child run is replayed as part of its root run (replay-source.ts).
    */
   async replay(sourceRunId: string, request: ReplayRequest): Promise<{ runId: string } & ReplayPreview> {
-    const source = await this.#run(sourceRunId);
-    const { seed, flow, ...preview } = await this.#planReplay(source, request);
-    if (preview.sideEffects.length > 0 && request.confirmSideEffects !== true)
-      throw new SideEffectsUnconfirmedError(preview.sideEffects);
+    const { root, checkpoint, plan, flow, costSaved } = await this.#planReplay(sourceRunId, request);
+    const { seed, ...rest } = plan;
+    if (rest.sideEffects.length > 0 && request.confirmSideEffects !== true)
+      throw new SideEffectsUnconfirmedError(rest.sideEffects);
     const { runId } = await this.start({
       flow,
-      input: request.input ?? source.input,
-      ...(source.fixtures ? { fixtures: source.fixtures as Fixtures } : {}),
-      backend: request.backend ?? (source.backend as BackendName),
+      input: request.input ?? root.input,
+      ...(root.fixtures ? { fixtures: root.fixtures as Fixtures } : {}),
+      backend: request.backend ?? (root.backend as BackendName),
       seed,
-      replayOf: { runId: source.id, checkpoint: request.from },
+      replayOf: { runId: root.id, checkpoint },
     });
-    return { runId, ...preview };
+    return { runId, ...rest, flowVersion: flow.version ?? 1, costSaved };
   }
 
   /** What `replay` would reuse, pin and run again (side effects named), without starting anything. */
   async previewReplay(sourceRunId: string, request: ReplayRequest): Promise<ReplayPreview> {
-    const { seed: _seed, flow: _flow, ...preview } = await this.#planReplay(await this.#run(sourceRunId), request);
-    return preview;
+    const { plan, flow, costSaved } = await this.#planReplay(sourceRunId, request);
+    const { seed: _seed, ...rest } = plan;
+    return { ...rest, flowVersion: flow.version ?? 1, costSaved };
   }
 
-  /** The plan, and the flow the replay runs: the source's pinned snapshot, or the current version. */
-  async #planReplay(
-    source: RunRecord,
-    request: ReplayRequest,
-  ): Promise<ReplayPlan & { flow: unknown; flowVersion: number; costSaved: Cost }> {
-    const original = source.flow as unknown as Flow;
-    let target = original;
-    if (request.version === 'current') {
-      const current = await this.#rules.flows.getFlow({ id: source.flowId });
-      if (!current) throw new UnknownFlowVersionError(source.flowId);
-      target = current;
-    }
-    const events = await this.store.readEvents(source.id);
-    const plan = planReplay(await this.store.loadJournal(source.id), events, {
+  async #planReplay(sourceRunId: string, request: ReplayRequest) {
+    return readReplaySource(this.store, this.#rules.flows, await this.#run(sourceRunId), {
       from: request.from,
       pins: request.pins,
       live: request.live,
       approvals: request.approvals,
-      versions: target === original ? undefined : { source: original, target },
+      version: request.version,
     });
-    const costSaved = await costOf(turnsOf(runState(events), new Set(plan.reused)));
-    return { ...plan, flow: target, flowVersion: target.version ?? 1, costSaved };
   }
 
   /**

@@ -38,7 +38,15 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
-import { seedAnswer, seedDecision, seededEvent, seedValue, spawnEntry, spawnHash } from '../backends/seed.ts';
+import {
+  childSeed,
+  seedAnswer,
+  seedDecision,
+  seededEvent,
+  seedValue,
+  spawnEntry,
+  spawnHash,
+} from '../backends/seed.ts';
 import { APPROVE_SIGNAL, type ApproveSignal, type WeftActivities, type WeftFlowArgs } from './types.ts';
 
 /** The patch that added journaling child results (for replays and test cases). */
@@ -168,6 +176,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         );
       const childId = childRunId(runId, id);
       const fixtures = childFixtures(args.fixtures ?? null, id);
+      const ownSeed = childSeed(seeded, id);
       const plan = await bookkeeping.prepareChild({
         parentRunId: runId,
         childRunId: childId,
@@ -175,6 +184,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         ref,
         input,
         fixtures,
+        ...(ownSeed.length > 0 ? { seed: ownSeed } : {}),
       });
       if (!plan.flow)
         throw rehydrate(plan.error ?? { name: 'Error', message: `cannot start flow '${formatFlowRef(ref)}'` });
@@ -188,6 +198,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         parentRunId: runId,
         ...(fixtures ? { fixtures } : {}),
         ...(args.hostTools ? { hostTools: args.hostTools } : {}),
+        ...(ownSeed.length > 0 ? { seed: ownSeed } : {}),
       };
       // Journaling a child's result is a command that histories recorded before it lack: a
       // workflow started by an older worker replays without it (Temporal's patching).
