@@ -149,6 +149,18 @@ describe('weft … --server', () => {
     expect(lastJson(valid.stdout)).toEqual({ ok: true });
   });
 
+  it("saves a server run as a test case here, which `weft test` runs against this folder's flows", async () => {
+    const run = lastJson(
+      (await ws.cli(['run', simple, '--input', '{"name":"Di"}', '--server', server.url, '--json'])).stdout,
+    );
+    const saved = await ws.cli(['runs', 'save-test', String(run.runId), '--name', 'di', '--server', server.url]);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toBe('tests/hello-di.json\n');
+    const tested = await ws.cli(['test']);
+    expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+    expect(tested.stdout).toMatch(/^✓ 1\/1 di \(tests\/hello-di\.json, /m);
+  });
+
   it('needs WEFT_TOKEN when the server has one', async () => {
     const missing = await ws.cli(['runs', 'list', '--server', secured.url], { env: { WEFT_TOKEN: undefined } });
     expect(missing.code).toBe(1);

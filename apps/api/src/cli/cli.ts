@@ -39,8 +39,13 @@ const commands: readonly CommandEntry[] = [
   },
   {
     name: 'runs',
-    summary: 'list, inspect, resume, cancel runs; export fixtures',
+    summary: 'list, inspect, resume, replay, compare, cancel runs; save one as a test',
     load: async () => (await import('./commands/runs/index.ts')).runsCommand,
+  },
+  {
+    name: 'test',
+    summary: 'run the saved test cases (tests/) offline; JUnit XML for CI',
+    load: async () => (await import('./commands/test.ts')).testCommand,
   },
   {
     name: 'worker',

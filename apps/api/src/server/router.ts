@@ -4,6 +4,7 @@ import { backendsRouter } from './routers/backends.ts';
 import { flowsRouter } from './routers/flows.ts';
 import { modelsRouter } from './routers/models.ts';
 import { runsRouter } from './routers/runs.ts';
+import { testsRouter } from './routers/tests.ts';
 import { toolsRouter } from './routers/tools.ts';
 import { createCallerFactory, router } from './trpc.ts';
 
@@ -14,6 +15,7 @@ export const appRouter = router({
   models: modelsRouter,
   tools: toolsRouter,
   backends: backendsRouter,
+  tests: testsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -4,11 +4,13 @@
  * context, so tests build the same services over a temp store and call routers directly.
  */
 
+import { resolve } from 'node:path';
 import type { RunBackend } from '@weft/adapters/backends';
 import type { HostTool } from '@weft/adapters/executors';
 import type { InProcessRunner } from '@weft/adapters/inprocess';
 import type { RunService } from '@weft/adapters/service';
 import type { RunStore } from '@weft/adapters/store';
+import { DEFAULT_TESTS_DIR } from '@weft/adapters/testing';
 import type { Logger } from 'pino';
 import { backendSettings, configuredBackends } from '../backends.ts';
 import { openRuntime } from '../runtime.ts';
@@ -24,6 +26,8 @@ export interface ServiceOptions {
   env?: Record<string, string | undefined>;
   tools?: Record<string, HostTool>;
   logger?: Logger;
+  /** Where `tests.*` keeps test cases; default WEFT_TESTS_DIR, else `tests/` under the working directory. */
+  testsDir?: string;
 }
 
 export interface ApiServices {
@@ -39,6 +43,8 @@ export interface ApiServices {
   tools: Record<string, HostTool>;
   /** The engines this server hands runs to, in-process first (see ../runtime.ts). */
   backends: ReadonlyMap<string, RunBackend>;
+  /** The folder of test cases (runs saved as tests), absolute. */
+  testsDir: string;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,7 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     env,
     tools,
     backends: runtime.backends,
+    testsDir: resolve(options.testsDir ?? (env.WEFT_TESTS_DIR || DEFAULT_TESTS_DIR)),
     async close() {
       await bus.stop();
       await runtime.close();

@@ -1,4 +1,4 @@
-/** `weft runs <list|show|resume|replay|diff|fixtures|cancel>`. */
+/** `weft runs <list|show|resume|replay|diff|fixtures|save-test|cancel>`. */
 import type { Command } from '../../args.ts';
 import { EXIT, stdout, UsageError } from '../../output.ts';
 import { runsCancelCommand } from './cancel.ts';
@@ -7,6 +7,7 @@ import { runsFixturesCommand } from './fixtures.ts';
 import { runsListCommand } from './list.ts';
 import { runsReplayCommand } from './replay.ts';
 import { runsResumeCommand } from './resume.ts';
+import { runsSaveTestCommand } from './save-test.ts';
 import { runsShowCommand } from './show.ts';
 
 const subcommands: readonly Command[] = [
@@ -16,6 +17,7 @@ const subcommands: readonly Command[] = [
   runsReplayCommand,
   runsDiffCommand,
   runsFixturesCommand,
+  runsSaveTestCommand,
   runsCancelCommand,
 ];
 
@@ -28,7 +30,7 @@ Run \`weft runs <command> --help\` for a command's options.`;
 
 export const runsCommand: Command = {
   name: 'runs',
-  summary: 'list, inspect, resume, replay, compare, cancel runs; export fixtures',
+  summary: 'list, inspect, resume, replay, compare, cancel runs; export fixtures; save as tests',
   usage,
   async run(argv) {
     const [name, ...rest] = argv;
