@@ -163,9 +163,14 @@ export interface Editor {
   close(): Promise<void>;
 }
 
-/** Starts the app and a browser, and opens the editor (waiting for the page's load event). */
-export async function openEditor(options: { viewport?: { width: number; height: number } } = {}): Promise<Editor> {
-  const app = await startApp();
+/**
+ * Starts the app (with `env` added to the server's environment) and a browser, and opens the
+ * editor (waiting for the page's load event).
+ */
+export async function openEditor(
+  options: { viewport?: { width: number; height: number }; env?: Record<string, string> } = {},
+): Promise<Editor> {
+  const app = await startApp(options.env ? { env: options.env } : {});
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();

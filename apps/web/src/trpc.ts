@@ -60,3 +60,18 @@ export function flowErrorsOf(error: unknown): FlowError[] {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The fields a BAD_REQUEST names (`data.issues`, one per field, dotted paths), if any. */
+export function issuesOf(error: unknown): { path: string; message: string }[] {
+  if (!(error instanceof TRPCClientError)) return [];
+  const data = error.data as { issues?: { path: string; message: string }[] } | undefined;
+  return Array.isArray(data?.issues) ? data.issues : [];
+}
+
+/** An error for people: each named field with its problem, else the server's message. */
+export function describeError(error: unknown): string {
+  const issues = issuesOf(error);
+  if (issues.length > 0)
+    return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+  return messageOf(error);
+}

@@ -23,6 +23,7 @@ import {
   useReactFlow,
 } from '@xyflow/react';
 import { type DragEvent, useCallback, useEffect, useState } from 'react';
+import { CompareLegend } from '../compare/CompareLegend.tsx';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { StepActions } from './canvas/StepActions.tsx';
 import { useCanvasShortcuts } from './canvas/use-canvas-shortcuts.ts';
@@ -160,6 +161,9 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
         <Controls aria-label="Canvas controls" />
         <Panel position="top-left">
           <StepActions />
+        </Panel>
+        <Panel position="top-right">
+          <CompareLegend />
         </Panel>
       </ReactFlow>
     </div>

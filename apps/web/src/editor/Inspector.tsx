@@ -1,8 +1,10 @@
 /**
  * The selected node: a form generated from its step type's schema (or its config as JSON), its
- * problems, and what the live run did there. With nothing selected: the flow's own settings.
+ * problems, how it compares (while two runs or versions are compared), and what the run on the
+ * canvas did there. With nothing selected: the flow's own settings.
  */
 import { useState } from 'react';
+import { StepCompare } from '../compare/StepCompare.tsx';
 import { stepInfo } from '../graph/step-catalog.ts';
 import { useEditor } from '../store/editor-hooks.ts';
 import { ConfigEditor } from './ConfigEditor.tsx';
@@ -88,6 +90,7 @@ export function Inspector() {
       ) : (
         <p className="muted small">This node has no settings of its own.</p>
       )}
+      <StepCompare nodeId={node.id} />
       <StepRunDetails nodeId={node.id} />
     </section>
   );

@@ -4,54 +4,17 @@
  * then follow the run's event stream: the store folds each event, and nodes light up through
  * their selector hooks.
  */
-import { type Json, stepOf } from '@weft/engine';
-import { type ChangeEvent, useEffect, useState } from 'react';
+import type { Json } from '@weft/engine';
+import { type ChangeEvent, useState } from 'react';
 import { useToast } from '../components/Toasts.tsx';
 import { useFollowRun } from '../runs/follow-run.ts';
-import { emptyInput, type InputField, inputFields } from '../runs/input-form.ts';
+import { InputForm } from '../runs/InputForm.tsx';
+import { emptyInput, inputFields } from '../runs/input-form.ts';
+import { type BackendId, BackendOptions, useBackends } from '../runs/use-backends.tsx';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { messageOf, trpc } from '../trpc.ts';
-import { ApprovalButtons } from './nodes/ApprovalButtons.tsx';
-import { StatusBadge } from './nodes/StatusBadge.tsx';
+import { RunStatus } from './RunStatus.tsx';
 import { useSave } from './use-flow-actions.ts';
-
-/** Before the server answers: in-process only (always there). */
-const DEFAULT_BACKENDS: Backend[] = [{ id: 'inprocess', label: 'In-process', available: true, setting: null }];
-type Backend = Awaited<ReturnType<typeof trpc.backends.list.query>>[number];
-type BackendId = Backend['id'];
-
-/** The backends this server offers; those it has not configured are listed, disabled, with the setting they need. */
-function useBackends(): Backend[] {
-  const [backends, setBackends] = useState<Backend[]>(DEFAULT_BACKENDS);
-  useEffect(() => {
-    let live = true;
-    trpc.backends.list
-      .query()
-      .then((list) => live && setBackends(list))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, []);
-  return backends;
-}
-
-/** A link to the run in its engine's own UI (Temporal Web), when the server knows one. */
-function useRunLink(runId: string | undefined, backend: string | null | undefined): string | undefined {
-  const [link, setLink] = useState<{ runId: string; url: string | undefined }>();
-  useEffect(() => {
-    if (!runId || !backend || backend === 'inprocess') return;
-    let live = true;
-    trpc.runs.get
-      .query({ runId })
-      .then(({ run }) => live && setLink({ runId, url: 'link' in run ? run.link : undefined }))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [runId, backend]);
-  return link && link.runId === runId ? link.url : undefined;
-}
 
 type Fixtures = Record<string, Json[]>;
 
@@ -95,86 +58,6 @@ function parseFixtures(text: string): Fixtures {
   return value as Fixtures;
 }
 
-function InputForm({
-  fields,
-  value,
-  onChange,
-}: {
-  fields: InputField[];
-  value: Record<string, Json>;
-  onChange: (next: Record<string, Json>) => void;
-}) {
-  return (
-    <div className="input-form">
-      {fields.map((field) => {
-        const id = `run-input-${field.name}`;
-        const current = value[field.name];
-        const label = `${field.name}${field.required ? ' *' : ''}`;
-        if (field.type === 'boolean') {
-          return (
-            <label key={field.name} className="field checkbox" htmlFor={id}>
-              <input
-                id={id}
-                type="checkbox"
-                aria-label={`Input ${field.name}`}
-                checked={current === true}
-                onChange={(event) => onChange({ ...value, [field.name]: event.target.checked })}
-              />{' '}
-              {label}
-            </label>
-          );
-        }
-        if (field.enum) {
-          return (
-            <div key={field.name} className="field">
-              <label htmlFor={id}>{label}</label>
-              <select
-                id={id}
-                className="input"
-                aria-label={`Input ${field.name}`}
-                value={typeof current === 'string' ? current : ''}
-                onChange={(event) => onChange({ ...value, [field.name]: event.target.value })}
-              >
-                {field.enum.map((option) => (
-                  <option key={option} value={option}>
-                    {option}
-                  </option>
-                ))}
-              </select>
-            </div>
-          );
-        }
-        const numeric = field.type === 'number' || field.type === 'integer';
-        return (
-          <div key={field.name} className="field">
-            <label htmlFor={id}>{label}</label>
-            <input
-              id={id}
-              className="input"
-              type={numeric ? 'number' : 'text'}
-              step={field.type === 'integer' ? 1 : 'any'}
-              aria-label={`Input ${field.name}`}
-              title={field.description}
-              placeholder={field.description}
-              value={typeof current === 'string' || typeof current === 'number' ? String(current) : ''}
-              onChange={(event) =>
-                onChange({
-                  ...value,
-                  [field.name]: numeric
-                    ? event.target.value === ''
-                      ? 0
-                      : Number(event.target.value)
-                    : event.target.value,
-                })
-              }
-            />
-          </div>
-        );
-      })}
-    </div>
-  );
-}
-
 export function RunPanel() {
   const store = useEditorStoreApi();
   const toast = useToast();
@@ -190,7 +73,6 @@ export function RunPanel() {
   const [mode, setMode] = useState<'form' | 'json'>(fields ? 'form' : 'json');
   const backends = useBackends();
   const [backend, setBackend] = useState<BackendId>('inprocess');
-  const runLink = useRunLink(run?.runId, run?.state.backend);
   const [fixtures, setFixtures] = useState<{ name: string; value: Fixtures } | null>(null);
   const [starting, setStarting] = useState(false);
   const parsed = parseInput(text);
@@ -238,7 +120,6 @@ export function RunPanel() {
       : active
         ? 'A run is in progress'
         : null;
-  const waiting = run ? run.state.order.filter((id) => stepOf(run.state, id)?.status === 'waiting') : [];
 
   return (
     <section className="run-panel" aria-label="Run">
@@ -252,17 +133,7 @@ export function RunPanel() {
           value={backend}
           onChange={(event) => setBackend(event.target.value as BackendId)}
         >
-          {backends.map((option) => (
-            <option
-              key={option.id}
-              value={option.id}
-              disabled={!option.available}
-              title={option.setting && !option.available ? `set ${option.setting} on the server` : undefined}
-            >
-              {option.label}
-              {option.available ? '' : ' (not configured)'}
-            </option>
-          ))}
+          <BackendOptions backends={backends} />
         </select>
       </div>
       <div className="field">
@@ -332,39 +203,7 @@ export function RunPanel() {
         ▶ Run
       </button>
       {disabledReason && !active ? <span className="muted small"> {disabledReason}</span> : null}
-      {run ? (
-        <div className="run-status" data-testid="run-status" data-status={run.state.status}>
-          <div>
-            <span className="mono small">{run.runId}</span>{' '}
-            <span className={`status-badge status-${run.state.status}`} role="status" aria-label="Run status">
-              {run.state.status}
-            </span>
-            {run.state.backend && run.state.backend !== 'inprocess' ? (
-              <span className="muted small"> on {run.state.backend}</span>
-            ) : null}
-            {runLink ? (
-              <a className="small" href={runLink} target="_blank" rel="noreferrer" aria-label="Open in the engine's UI">
-                {' '}
-                open in {run.state.backend === 'temporal' ? 'Temporal UI' : 'engine UI'} ↗
-              </a>
-            ) : null}
-          </div>
-          {waiting.map((stepId) => (
-            <div key={stepId} className="run-waiting">
-              <StatusBadge status="waiting" /> <span className="mono">{stepId}</span>
-              <ApprovalButtons stepId={stepId} />
-            </div>
-          ))}
-          {run.state.status === 'completed' ? (
-            <section aria-label="Run output">
-              <pre className="pre" data-testid="run-output">
-                {JSON.stringify(run.state.output, null, 2)}
-              </pre>
-            </section>
-          ) : null}
-          {run.state.error ? <pre className="pre error">{run.state.error.message}</pre> : null}
-        </div>
-      ) : null}
+      {run ? <RunStatus run={run} /> : null}
     </section>
   );
 }

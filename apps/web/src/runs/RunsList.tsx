@@ -15,6 +15,7 @@ interface RunSummary {
   status: string;
   backend: string;
   createdAt: number;
+  replayOf?: { runId: string; checkpoint: string } | null;
 }
 
 function ago(at: number): string {
@@ -81,7 +82,12 @@ export function RunsList({ openRunId }: { openRunId: string | null }) {
                   aria-current={current ? 'true' : undefined}
                 >
                   <span className={`status-badge status-${status}`}>{status}</span>{' '}
-                  <span className="mono small">{run.id.slice(0, 12)}</span>{' '}
+                  <span className="mono small">
+                    {run.replayOf ? (
+                      <span title={`Replay of ${run.replayOf.runId} from ${run.replayOf.checkpoint}`}>{'↺\u00a0'}</span>
+                    ) : null}
+                    {run.id.slice(0, 12)}
+                  </span>{' '}
                   <span className="muted small">
                     v{run.flowVersion} · {run.backend} · {ago(run.createdAt)}
                   </span>

@@ -6,6 +6,7 @@
 import { type Flow, type FlowGraph, flowToGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect, useState } from 'react';
+import { ComparePanel } from '../compare/ComparePanel.tsx';
 import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
@@ -19,6 +20,7 @@ import { useLiveProblems } from '../editor/use-flow-actions.ts';
 import { useFollowRun } from '../runs/follow-run.ts';
 import { RunsList } from '../runs/RunsList.tsx';
 import { EditorStoreProvider } from '../store/EditorStoreProvider.tsx';
+import { TestsPanel } from '../tests/TestsPanel.tsx';
 import { messageOf, trpc } from '../trpc.ts';
 
 type Loaded = { graph: FlowGraph; version: number } | { error: string };
@@ -93,7 +95,9 @@ function EditorLayout({ theme, runId }: { theme: Theme; runId: string | null }) 
           <Inspector />
           <ProblemsPanel />
           <RunPanel />
+          <ComparePanel />
           <RunsList openRunId={runId} />
+          <TestsPanel />
         </div>
       </div>
     </main>

@@ -31,3 +31,8 @@ export const useCanUndo = () => useEditor((state) => state.history.past.length >
 export const useCanRedo = () => useEditor((state) => state.history.future.length > 0);
 export const useHasSelection = () =>
   useEditor((state) => state.selectedIds.length > 0 || state.selectedEdgeIds.length > 0);
+/** Checkpoints of the node answered from the run's seed: 'all', 'some' or null. */
+export const useNodeReused = (id: string) => useEditor((state) => state.run?.nodes[id]?.reused ?? null);
+/** The node's mark while two runs or versions are compared, and whether it is the first divergence. */
+export const useNodeCompare = (id: string) => useEditor((state) => state.compare?.marks[id] ?? null);
+export const useIsFirstDivergence = (id: string) => useEditor((state) => state.compare?.firstDivergence === id);

@@ -28,6 +28,7 @@ import {
 import { emptyHistory, type History, record, redo, undo } from '../graph/history.ts';
 import { autoLayout, type Size } from '../graph/layout.ts';
 import { renameStep } from '../graph/rename.ts';
+import type { CompareView } from './compare-view.ts';
 import { foldEvent, type NodeRun, nodeRunsOf } from './run-status.ts';
 
 /** A problem shown in the problems panel and as a badge on its node. */
@@ -62,6 +63,8 @@ export interface EditorState {
   snapToGrid: boolean;
   problems: Problem[];
   run: LiveRun | null;
+  /** Two runs or two flow versions compared on the canvas (marks per node), or none. */
+  compare: CompareView | null;
 
   select(id: string | null): void;
   /** Replaces the selection (xyflow's select changes, select all). */
@@ -103,6 +106,7 @@ export interface EditorState {
   startRun(runId: string): void;
   applyRunEvent(event: RunEvent): void;
   clearRun(): void;
+  setCompare(view: CompareView | null): void;
 }
 
 export interface EditorInit {
@@ -162,6 +166,7 @@ export function createEditorStore(init: EditorInit) {
       snapToGrid: true,
       problems: [],
       run: null,
+      compare: null,
 
       select: (id) => set({ selectedId: id, selectedIds: id === null ? [] : [id], selectedEdgeIds: [] }),
       setSelection: (nodeIds, edgeIds = get().selectedEdgeIds) => {
@@ -243,7 +248,12 @@ export function createEditorStore(init: EditorInit) {
         saved = { ...get().graph, meta: { ...get().graph.meta, version } };
         set({ version, dirty: false, graph: saved });
       },
-      startRun: (runId) => set({ run: { runId, state: initialRunState(), nodes: {} } }),
+      // Another run on the canvas: a comparison of the previous one no longer holds.
+      startRun: (runId) =>
+        set({
+          run: { runId, state: initialRunState(), nodes: {} },
+          ...(get().compare?.kind === 'runs' ? { compare: null } : {}),
+        }),
       applyRunEvent: (event) => {
         const run = get().run;
         if (!run || event.runId !== run.runId) return;
@@ -252,7 +262,8 @@ export function createEditorStore(init: EditorInit) {
         const ids = new Set(get().graph.nodes.map((node) => node.id));
         set({ run: { runId: run.runId, state, nodes: nodeRunsOf(state, ids) } });
       },
-      clearRun: () => set({ run: null }),
+      clearRun: () => set({ run: null, ...(get().compare?.kind === 'runs' ? { compare: null } : {}) }),
+      setCompare: (view) => set({ compare: view }),
     };
   });
 }

@@ -116,3 +116,28 @@ describe('foldEvent + nodeRunsOf', () => {
     expect(formatDuration(65_000)).toBe('1 m 05 s');
   });
 });
+
+describe('nodeRunsOf: reused checkpoints', () => {
+  it('marks a node reused when its checkpoints came from the seed, partly when some ran', () => {
+    seq = 0;
+    const state = [
+      ev({ type: 'run.started', flowId: 'f', flowVersion: 1, input: {}, backend: 'inprocess' }),
+      ev({ type: 'step.started', stepId: 'research', stepType: 'llm' }),
+      ev({ type: 'step.started', stepId: 'research/llm#1', stepType: 'model-turn', parentId: 'research' }),
+      ev({ type: 'step.completed', stepId: 'research/llm#1', output: { text: 'a' }, reused: true }),
+      ev({ type: 'step.completed', stepId: 'research', output: { text: 'a' } }),
+      ev({ type: 'step.started', stepId: 'agent', stepType: 'llm' }),
+      ev({ type: 'step.started', stepId: 'agent/llm#1', stepType: 'model-turn', parentId: 'agent' }),
+      ev({ type: 'step.completed', stepId: 'agent/llm#1', output: { text: '' }, reused: true }),
+      ev({ type: 'step.started', stepId: 'agent/llm#2', stepType: 'model-turn', parentId: 'agent' }),
+      ev({ type: 'step.completed', stepId: 'agent/llm#2', output: { text: 'b' } }),
+      ev({ type: 'step.completed', stepId: 'agent', output: { text: 'b' } }),
+      ev({ type: 'step.started', stepId: 'count', stepType: 'code' }),
+      ev({ type: 'step.completed', stepId: 'count', output: 1 }),
+    ].reduce(foldEvent, initialRunState());
+    const runs = nodeRunsOf(state, new Set(['research', 'agent', 'count']));
+    expect(runs.research?.reused).toBe('all');
+    expect(runs.agent?.reused).toBe('some');
+    expect(runs.count?.reused).toBeNull();
+  });
+});

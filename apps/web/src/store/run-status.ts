@@ -51,7 +51,24 @@ export interface NodeRun {
   durationMs: number | null;
   /** The tools called by this node's agent turns, in call order. */
   toolCalls: string[];
+  /**
+   * Whether this node's checkpoints were answered from the run's seed (a replay's source run, a
+   * test case) instead of executed: all of them, some (an agent replayed from its third turn), or
+   * none.
+   */
+  reused: 'all' | 'some' | null;
 }
+
+/** Step types that are checkpoints a seed can answer: calls and approval decisions. */
+const CHECKPOINT_TYPES: ReadonlySet<string> = new Set([
+  'model-turn',
+  'tool-call',
+  'tool',
+  'code',
+  'http',
+  'spawn',
+  'approval',
+]);
 
 const RANK: Record<StepStatus, number> = { completed: 0, running: 1, retrying: 2, waiting: 3, failed: 4 };
 
@@ -59,6 +76,7 @@ const RANK: Record<StepStatus, number> = { completed: 0, running: 1, retrying: 2
 export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Record<string, NodeRun> {
   const out: Record<string, NodeRun> = Object.create(null);
   const worst: Record<string, StepStatus> = Object.create(null);
+  const counts: Record<string, { reused: number; executed: number }> = Object.create(null);
   for (const stepId of state.order) {
     const step = stepOf(state, stepId);
     if (!step) continue;
@@ -66,9 +84,22 @@ export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Recor
     if (!nodeId) continue;
     let entry = out[nodeId];
     if (!entry) {
-      entry = { status: step.status, text: '', stepIds: [], waitingStepId: null, durationMs: null, toolCalls: [] };
+      entry = {
+        status: step.status,
+        text: '',
+        stepIds: [],
+        waitingStepId: null,
+        durationMs: null,
+        toolCalls: [],
+        reused: null,
+      };
       out[nodeId] = entry;
+      counts[nodeId] = { reused: 0, executed: 0 };
     }
+    const count = counts[nodeId];
+    if (count && step.reused) count.reused++;
+    else if (count && CHECKPOINT_TYPES.has(step.stepType) && (step.status === 'completed' || step.status === 'failed'))
+      count.executed++;
     entry.stepIds.push(stepId);
     if (step.text) entry.text += step.text;
     if (step.status === 'waiting') entry.waitingStepId = stepId;
@@ -82,6 +113,8 @@ export function nodeRunsOf(state: RunState, nodeIds: ReadonlySet<string>): Recor
     const own = stepOf(state, nodeId)?.status;
     entry.status = own !== undefined && own !== 'running' ? own : (worst[nodeId] ?? 'running');
     entry.durationMs = durationOf(state, entry.stepIds, nodeId);
+    const count = counts[nodeId];
+    if (count && count.reused > 0) entry.reused = count.executed > 0 ? 'some' : 'all';
   }
   return out;
 }

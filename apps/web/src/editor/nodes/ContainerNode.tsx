@@ -6,6 +6,7 @@ import { memo } from 'react';
 import { stepInfo } from '../../graph/step-catalog.ts';
 import { useNodeDuration, useNodeProblemCount, useNodeQueued, useNodeStatus } from '../../store/editor-hooks.ts';
 import type { WeftNode } from '../flow-nodes.ts';
+import { RunMarks, useMarkClasses } from './RunMarks.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
 export const ContainerNode = memo(function ContainerNode({ id, data, selected }: NodeProps<WeftNode>) {
@@ -14,9 +15,10 @@ export const ContainerNode = memo(function ContainerNode({ id, data, selected }:
   const status = useNodeStatus(id) ?? (queued ? 'queued' : null);
   const durationMs = useNodeDuration(id);
   const problems = useNodeProblemCount(id);
+  const marks = useMarkClasses(id);
   return (
     <div
-      className={`wf-container status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}`}
+      className={`wf-container status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
       data-testid={`node-${id}`}
       data-status={status ?? 'idle'}
     >
@@ -29,6 +31,7 @@ export const ContainerNode = memo(function ContainerNode({ id, data, selected }:
         <span className="wf-id mono">{id}</span>
         <StatusBadge status={status} durationMs={durationMs} />
         {problems > 0 ? <span className="problem-badge">{problems}</span> : null}
+        <RunMarks id={id} />
       </div>
       <Handle id={BODY_HANDLE} type="source" position={Position.Left} className="body-handle" title="body" />
       <Handle type="source" position={Position.Bottom} />

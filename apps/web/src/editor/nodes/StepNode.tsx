@@ -18,6 +18,7 @@ import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
 import { ModelTag } from './ModelTag.tsx';
 import { OutHandles } from './OutHandles.tsx';
+import { RunMarks, useMarkClasses } from './RunMarks.tsx';
 import { StatusBadge, ToolCalls } from './StatusBadge.tsx';
 
 export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<WeftNode>) {
@@ -30,10 +31,11 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
   const text = useNodeText(id);
   const waiting = useNodeWaiting(id);
   const problems = useNodeProblemCount(id);
+  const marks = useMarkClasses(id);
   const model = typeof node.config?.model === 'string' ? node.config.model : null;
   return (
     <div
-      className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}`}
+      className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
       data-testid={`node-${id}`}
       data-status={status ?? 'idle'}
     >
@@ -51,6 +53,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
         ) : null}
       </div>
       <div className="wf-id mono">{id}</div>
+      <RunMarks id={id} />
       {model ? <ModelTag model={model} /> : null}
       <ToolCalls calls={toolCalls} />
       {text ? <div className="wf-text">{text.length > 160 ? `…${text.slice(-160)}` : text}</div> : null}
