@@ -73,7 +73,7 @@ export interface ConformanceAdapter {
   ): Promise<{ runId: string } & ReplayPreview>;
   /**
    * The checkpoints the engine itself scheduled for a run, from its own history (Temporal's
-   * activities), where the test can read one: proof that a replay's reused ones were not.
+   * activities, Inngest's run trace), where the test can read one: proof that a replay's reused ones were not.
    */
   engineCalls?(runId: string): Promise<string[]>;
   /** Stops workers and frees every resource the adapter holds. */

@@ -16,6 +16,7 @@ import { openSqliteStore } from '../src/store/index.ts';
 import type { RunStore } from '../src/store/types.ts';
 import type { ConformanceAdapter } from './adapter.ts';
 import { defineConformanceSuite } from './index.ts';
+import { calledSteps, inngestRunOf, inngestRunTrace } from './inngest-history.ts';
 import { runServiceConformanceAdapter } from './run-service-adapter.ts';
 
 /** Building the binary on a clean clone takes minutes; starting it, seconds. */
@@ -58,6 +59,9 @@ async function inngestAdapter(): Promise<ConformanceAdapter> {
       });
       await backend.register(await listen(http));
       return backend;
+    },
+    async engineCalls(runId) {
+      return calledSteps(await inngestRunTrace(baseUrl, await inngestRunOf(store, runId)));
     },
     async cleanup() {
       await new Promise((resolve) => http?.close(resolve));
