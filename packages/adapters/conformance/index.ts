@@ -36,7 +36,7 @@ export {
   renderEvents,
 } from './events.ts';
 export { DEMO_API_DEFAULT_BASE, type Example, loadExamples, withApiBase } from './examples.ts';
-export { REPLAY_FLOW } from './replay.ts';
+export { REPLAY_FLOW, REPLAY_FLOWS } from './replay.ts';
 export {
   inProcessUnderTest,
   type RunServiceAdapterOptions,

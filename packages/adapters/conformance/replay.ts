@@ -95,6 +95,9 @@ async function startCounter(): Promise<Counter> {
   };
 }
 
+/** Every flow (and version) the replay cases run, for adapters that translate flows ahead of time. */
+export const REPLAY_FLOWS: readonly Flow[] = [REPLAY_FLOW, INSERTED, CHILD_FLOW, PARENT_FLOW];
+
 const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => `s${from + index}`);
 const counts = (counter: Counter, steps = ids(1, STEPS)) => steps.map((id) => counter.hits.get(id) ?? 0);
 const reusedIn = (events: readonly { type: string; stepId?: string; reused?: boolean }[]) =>

@@ -16,7 +16,7 @@ import {
   defineConformanceSuite,
   inProcessUnderTest,
   loadExamples,
-  REPLAY_FLOW,
+  REPLAY_FLOWS,
   runServiceConformanceAdapter,
 } from '@weft/adapters/conformance';
 import { openSqliteStore } from '@weft/adapters/store';
@@ -27,13 +27,18 @@ import { exportFlow } from './export-flow.ts';
 const MODULES = fileURLToPath(new URL(`../.tmp-behaviour-${process.pid}/`, import.meta.url));
 afterAll(() => rmSync(MODULES, { recursive: true, force: true }));
 
-/** Every example (and the replay case's flow) exported and loaded as its code-first flow, by flow id. */
+/** A flow version's key: the replay cases run two versions of one flow. */
+const versionOf = (flow: Pick<Flow, 'id' | 'version'>) => `${flow.id}@${flow.version ?? 1}`;
+
+/** Every example (and the replay cases' flows) exported and loaded as its code-first flow, by flow id and version. */
 async function exportedFlows(): Promise<Map<string, CodeFirstFlow>> {
   mkdirSync(MODULES, { recursive: true });
   const load = createRequire(MODULES);
   const flows = new Map<string, CodeFirstFlow>();
-  const sources: [string, Flow][] = [...loadExamples()].map(([id, example]) => [id, example.flow]);
-  for (const [id, flow] of [...sources, [REPLAY_FLOW.id, REPLAY_FLOW] as [string, Flow]]) {
+  const sources: [string, Flow][] = [...loadExamples().values(), ...REPLAY_FLOWS.map((flow) => ({ flow }))].map(
+    ({ flow }) => [versionOf(flow), flow],
+  );
+  for (const [id, flow] of sources) {
     const file = join(MODULES, `${id}.ts`);
     writeFileSync(file, await exportFlow(flow, 'weft'));
     const loaded = (load(file) as { default: unknown }).default;
@@ -54,8 +59,8 @@ function codeFirstAdapter(): () => Promise<ConformanceAdapter> {
       backend: inProcessUnderTest(store, {
         // The run (and every child run it spawns) executes the exported TypeScript, not the IR.
         interpret: (irFlow, runInput, host, options) => {
-          const code = codeFlows.get(irFlow.id);
-          if (!code) throw new Error(`no exported module for ${irFlow.id}`);
+          const code = codeFlows.get(versionOf(irFlow));
+          if (!code) throw new Error(`no exported module for ${versionOf(irFlow)}`);
           return runCodeFirst(code, runInput, host, options);
         },
       }),
