@@ -14,7 +14,7 @@ export { interpret } from './interpreter/interpret.ts';
 export { compareFlows, type FlowComparison, type FlowStepChange, flowStepsInOrder } from './ir/compare-flows.ts';
 export * from './ir/duration.ts';
 export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
-export { checkInput, type InputIssue } from './ir/input-schema.ts';
+export { checkInput, type InputIssue, pointerSegments } from './ir/input-schema.ts';
 export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';
 export {

@@ -5,7 +5,7 @@
  * its file, which is the project's own (the API infers one and takes none from a caller).
  */
 import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema';
-import { isJsonObject, type Json } from '@weft/engine';
+import { isJsonObject, type Json, pointerSegments } from '@weft/engine';
 import { formatJsonPath } from './diff-output.ts';
 
 const DRAFT = '2020-12';
@@ -40,7 +40,7 @@ export function schemaMismatch(schema: Record<string, Json> | boolean, output: J
   );
   const unit = specific[0] ?? units[0];
   if (!unit) return 'output: does not fit expect.outputSchema';
-  const path = pointerSegments(unit.instanceLocation);
+  const path = pathOf(unit.instanceLocation);
   if (unit.keyword === 'required') {
     const name = /required property "(.*)"/.exec(unit.error)?.[1];
     if (name !== undefined) return `${formatJsonPath(['output', ...path, name])}: is required by expect.outputSchema`;
@@ -71,18 +71,7 @@ export function schemaOfValue(value: Json): Record<string, Json> {
   return { type: typeof value as 'string' | 'boolean' };
 }
 
-/** `#/items/0/title` → ['items', 0, 'title'] (a JSON Pointer, URI-encoded by the validator). */
-function pointerSegments(pointer: string): (string | number)[] {
-  const body = pointer.replace(/^#\/?/, '');
-  if (body === '') return [];
-  return body.split('/').map((segment) => {
-    let text = segment;
-    try {
-      text = decodeURIComponent(segment);
-    } catch {
-      // Not percent-encoded after all: keep it as written.
-    }
-    text = text.replaceAll('~1', '/').replaceAll('~0', '~');
-    return /^\d+$/.test(text) ? Number(text) : text;
-  });
+/** `#/items/0/title` → ['items', 0, 'title']: the engine's JSON Pointer reading, with array indexes as numbers. */
+function pathOf(pointer: string): (string | number)[] {
+  return pointerSegments(pointer).map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }

@@ -185,7 +185,7 @@ function toIssue(unit: OutputUnit, schema: Record<string, unknown>, input: Json)
 }
 
 /** `#/customer/tags/1` → ['customer', 'tags', '1'] (JSON Pointer, URI-encoded by the validator). */
-function pointerSegments(pointer: string): string[] {
+export function pointerSegments(pointer: string): string[] {
   const body = pointer.replace(/^#\/?/, '');
   if (body === '') return [];
   return body.split('/').map((segment) => {
