@@ -17,6 +17,7 @@ import { type DemoApi, startDemoApi } from './demo-api.ts';
 import { flattenPatterns, matchEvents, renderEvents } from './events.ts';
 import { loadExamples, withApiBase } from './examples.ts';
 import { defineReplayCases } from './replay.ts';
+import { checkTimeline } from './timeline.ts';
 
 export type {
   ApprovalDecision,
@@ -88,6 +89,7 @@ export function defineConformanceSuite(makeAdapter: MakeConformanceAdapter, opti
         if (!adapter || !api) throw new Error('the conformance suite did not start');
         const { result, events } = await drive(adapter, testCase, api.baseUrl, { timeoutMs: caseTimeoutMs, pollMs });
         check(adapter.name, testCase, result, events);
+        checkTimeline(adapter.name, result.status, events);
       },
       caseTimeoutMs + 5_000,
     );

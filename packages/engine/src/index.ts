@@ -4,6 +4,7 @@ export { compareRuns, type JsonChange, type RunComparison, type StepComparison }
 export * from './events/events.ts';
 export { fixturesFromEvents } from './events/fixtures.ts';
 export * from './events/reducer.ts';
+export * from './events/timeline.ts';
 export * from './expr/index.ts';
 export * from './graph/index.ts';
 export { canonicalJson, hashCall, hashValue } from './interpreter/call-hash.ts';
