@@ -38,11 +38,11 @@ describe('weft runs', () => {
 
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^RUN +FLOW +STATUS +BACKEND +STARTED +DURATION$/);
+    expect(lines[0]).toMatch(/^RUN +FLOW +STATUS +BACKEND +STARTED +DURATION +TOKENS +COST$/);
     expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${parked.runId} +waits@1 +waiting +inprocess `)));
     expect(lines).toContainEqual(
-      // Duration: "12ms", or "1.2s" on a loaded machine.
-      expect.stringMatching(new RegExp(`^${done.runId} +small@1 +completed +inprocess .* [\\d.]+m?s$`)),
+      // Duration: "12ms", or "1.2s" on a loaded machine; no model turns, so no tokens and nothing to pay.
+      expect.stringMatching(new RegExp(`^${done.runId} +small@1 +completed +inprocess .* [\\d.]+m?s +0→0 +\\$0$`)),
     );
 
     expect(JSON.parse(filtered.stdout)).toEqual([

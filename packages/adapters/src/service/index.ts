@@ -7,7 +7,23 @@ export {
   SideEffectsUnconfirmedError,
   UnknownFlowVersionError,
 } from './errors.ts';
-export { type Cost, costOf, type TurnUsage, turnsOf } from './pricing.ts';
+export {
+  type Cost,
+  costOf,
+  costOfUsage,
+  costsOfRun,
+  PriceConfigError,
+  type PricedTurn,
+  type PriceOptions,
+  type PriceOverride,
+  type PriceOverrides,
+  parsePriceOverrides,
+  pricer,
+  type RunCosts,
+  type StepCost,
+  type TurnUsage,
+  turnsOf,
+} from './pricing.ts';
 export { type NewRunRequest, newRunId, type RunRules, recordRun, validatedFlow } from './record-run.ts';
 export { stepsOfCheckpoint } from './replay-gate.ts';
 export { planReplay, type ReplayOptions, type ReplayPlan, UnknownCheckpointError } from './replay-plan.ts';

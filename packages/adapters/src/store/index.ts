@@ -11,6 +11,7 @@ export { followRun, type NextOptions, RunFollower, waitForEnd } from './follow-r
 export { COMMITS_CHANNEL, FEED_APPLICATION_NAME } from './pg-feed.ts';
 export { openPostgresStore } from './postgres.ts';
 export { reportRunEvents } from './report-events.ts';
+export { InvalidCursorError, PREVIEW_CHARS, searchTerms } from './run-search.ts';
 export { openSqliteStore } from './sqlite.ts';
 export type * from './types.ts';
 

@@ -6,12 +6,14 @@
  * a row lock; SQLite serializes writers). It also means the SQLite store never holds a Kysely
  * transaction open across an await, so its synchronous commit cannot interleave with one.
  */
-import type { ErrorInfo, Json, RunEvent, RunStatus } from '@weft/engine';
-import type { Kysely, Updateable } from 'kysely';
+import { type ErrorInfo, isFinalStatus, type Json, type RunEvent, type RunStatus } from '@weft/engine';
+import { type Kysely, sql, type Updateable } from 'kysely';
 import type { CommitFeed, FeedHost } from './commit-feed.ts';
+import { searchRuns, usageOf } from './run-search.ts';
 import {
   encodeJson,
   encodeNullable,
+  RUN_COLUMNS,
   type RunsTable,
   type StoreDatabase,
   toApprovalRecord,
@@ -25,9 +27,12 @@ import type {
   EventFeedOptions,
   FlowStore,
   JournalEntry,
+  ModelUsage,
   NewRun,
   RunFilter,
   RunRecord,
+  RunSearchPage,
+  RunSearchQuery,
   RunStore,
 } from './types.ts';
 
@@ -108,6 +113,7 @@ export abstract class KyselyRunStore implements RunStore {
 
   async createRun(run: NewRun): Promise<void> {
     const now = Date.now();
+    const status = run.status ?? 'running';
     await this.db
       .insertInto('runs')
       .values({
@@ -116,7 +122,7 @@ export abstract class KyselyRunStore implements RunStore {
         flow_version: run.flowVersion,
         flow: encodeJson(run.flow),
         input: encodeJson(run.input),
-        status: run.status ?? 'running',
+        status,
         output: null,
         error: null,
         backend: run.backend,
@@ -129,12 +135,16 @@ export abstract class KyselyRunStore implements RunStore {
         lease_until: null,
         created_at: now,
         updated_at: now,
+        ended_at: isFinalStatus(status) ? now : null,
+        // Counted from here on, at commit (see usage.ts).
+        input_tokens: 0,
+        output_tokens: 0,
       })
       .execute();
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
-    const row = await this.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : toRunRecord(row);
   }
 
@@ -143,7 +153,7 @@ export abstract class KyselyRunStore implements RunStore {
     const { flowId, status, backend, parentRunId, replayOf, since, limit } = filter;
     // An empty status list matches nothing (and `IN ()` is not valid SQL).
     if (status !== undefined && status.length === 0) return [];
-    let query = this.db.selectFrom('runs').selectAll();
+    let query = this.db.selectFrom('runs').select(RUN_COLUMNS);
     if (flowId !== undefined) query = query.where('flow_id', '=', flowId);
     if (status !== undefined) query = query.where('status', 'in', status);
     if (backend !== undefined) query = query.where('backend', '=', backend);
@@ -155,15 +165,29 @@ export abstract class KyselyRunStore implements RunStore {
     return (await query.execute()).map(toRunRecord);
   }
 
+  searchRuns(query: RunSearchQuery): Promise<RunSearchPage> {
+    return searchRuns(this.db, this.dialect, query);
+  }
+
+  async runUsage(runId: string): Promise<ModelUsage[]> {
+    return (await usageOf(this.db, [runId])).get(runId) ?? [];
+  }
+
   async updateRun(
     id: string,
     patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null },
   ): Promise<void> {
-    const set: Updateable<RunsTable> = { updated_at: Date.now() };
+    const now = Date.now();
+    const set: Updateable<RunsTable> = { updated_at: now };
     if (patch.status !== undefined) set.status = patch.status;
     if (patch.output !== undefined) set.output = encodeNullable(patch.output);
     if (patch.error !== undefined) set.error = encodeNullable(patch.error);
-    await this.db.updateTable('runs').set(set).where('id', '=', id).execute();
+    let update = this.db.updateTable('runs').set(set);
+    // The first final status is when the run ended: a later write (a late error detail) keeps it.
+    if (patch.status !== undefined && isFinalStatus(patch.status)) {
+      update = update.set({ ended_at: sql<number>`coalesce(ended_at, ${now})` });
+    }
+    await update.where('id', '=', id).execute();
   }
 
   // Leases leave updated_at alone: it tracks the run's state, and renewals every few seconds

@@ -4,7 +4,7 @@
  * at once (an approval decided through another API instance); see `commit` for how seqs stay
  * unique.
  */
-import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
+import { eventKey, type Json, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyFlowStore } from './flow-store.ts';
@@ -13,6 +13,7 @@ import { migrateToLatest } from './migrations/index.ts';
 import { PgCommitFeed } from './pg-feed.ts';
 import { journalKey, type PostgresStoreDatabase, type StoreDatabase, toJournalEntry, toRunEvent } from './schema.ts';
 import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
+import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 const INT8_OID = 20;
 const UNIQUE_VIOLATION = '23505';
@@ -51,6 +52,7 @@ class PostgresRunStore extends KyselyRunStore {
       }
       await trx.deleteFrom('run_log').where('run_id', 'in', ids).execute();
       await trx.deleteFrom('approvals').where('run_id', 'in', ids).execute();
+      await trx.deleteFrom('run_usage').where('run_id', 'in', ids).execute();
       await trx.deleteFrom('runs').where('id', 'in', ids).execute();
       return true;
     });
@@ -68,7 +70,8 @@ class PostgresRunStore extends KyselyRunStore {
     return rows.map(toJournalEntry);
   }
 
-  override async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+  override async readEvents(runId: string, afterSeq = 0, limit?: number): Promise<RunEvent[]> {
+    if (limit !== undefined && limit <= 0) return [];
     const rows = await this.#pg
       .selectFrom('run_log')
       .select(['run_id', 'seq', 'payload', 'at'])
@@ -76,6 +79,7 @@ class PostgresRunStore extends KyselyRunStore {
       .where('seq', '>', afterSeq)
       .where('kind', '=', 'event')
       .orderBy('seq')
+      .$if(limit !== undefined && Number.isFinite(limit), (query) => query.limit(limit!))
       .execute();
     return rows.map(toRunEvent);
   }
@@ -96,9 +100,11 @@ class PostgresRunStore extends KyselyRunStore {
     const perRun = itemsByRun(batches);
     if (perRun.size === 0) return [];
     const at = Date.now();
+    // A model turn's tokens are counted in the same transaction as its events.
+    const counting = batches.some((batch) => hasTurnUsage(batch.events));
     for (let attempt = 1; ; attempt++) {
       try {
-        if (perRun.size === 1 && attempt === 1) {
+        if (perRun.size === 1 && attempt === 1 && !counting) {
           const [runId, items] = perRun.entries().next().value!;
           return await insertLog(this.db, runId, items, at);
         }
@@ -111,7 +117,11 @@ class PostgresRunStore extends KyselyRunStore {
             }
           }
           const stored: RunEvent[] = [];
-          for (const [runId, items] of perRun) stored.push(...(await insertLog(trx, runId, items, at)));
+          for (const [runId, items] of perRun) {
+            const events = await insertLog(trx, runId, items, at);
+            if (counting) await countUsage(trx, runId, events, batches);
+            stored.push(...events);
+          }
           return stored;
         });
       } catch (error) {
@@ -122,6 +132,82 @@ class PostgresRunStore extends KyselyRunStore {
       }
     }
   }
+}
+
+/**
+ * Adds the model turns among a run's newly stored events (re-emitted ones were not stored, so
+ * nothing counts twice) to its tokens. An llm step's model comes from this commit's
+ * `step.started` or else from the stored one, found by its dedupe key (indexed).
+ */
+async function countUsage(
+  trx: Kysely<StoreDatabase>,
+  runId: string,
+  events: RunEvent[],
+  batches: CommitBatch[],
+): Promise<void> {
+  const turns = completedTurns(events);
+  if (turns.length === 0) return;
+  const models = new Map<string, string>();
+  for (const batch of batches) {
+    if (batch.runId !== runId) continue;
+    for (const event of batch.events) {
+      const model = startedModel(event);
+      if (model !== undefined) models.set((event as { stepId: string }).stepId, model);
+    }
+  }
+  const missing = [...new Set(turns.map((turn) => turn.llmStepId))].filter((id) => !models.has(id));
+  if (missing.length > 0) {
+    const rows = await trx
+      .withTables<Pick<PostgresStoreDatabase, 'run_log'>>()
+      .selectFrom('run_log')
+      .select('payload')
+      .where('run_id', '=', runId)
+      .where(
+        'key',
+        'in',
+        missing.map((id) => eventKey({ type: 'step.started', stepId: id, stepType: 'llm' })!),
+      )
+      .execute();
+    for (const row of rows) {
+      const event = JSON.parse(row.payload) as RunEventInput;
+      const model = startedModel(event);
+      if (model !== undefined) models.set((event as { stepId: string }).stepId, model);
+    }
+  }
+  const run = await trx.selectFrom('runs').select('fixtures').where('id', '=', runId).executeTakeFirst();
+  const fixtures = typeof run?.fixtures === 'string' ? (JSON.parse(run.fixtures) as Json) : null;
+  let input = 0;
+  let output = 0;
+  for (const row of usageOfTurns(turns, (id) => models.get(id), fixtures)) {
+    await trx
+      .insertInto('run_usage')
+      .values({
+        run_id: runId,
+        model: row.model,
+        free: row.free ?? '',
+        turns: row.turns,
+        input_tokens: row.inputTokens,
+        output_tokens: row.outputTokens,
+      })
+      .onConflict((oc) =>
+        oc.columns(['run_id', 'model', 'free']).doUpdateSet((eb) => ({
+          turns: eb('run_usage.turns', '+', eb.ref('excluded.turns')),
+          input_tokens: eb('run_usage.input_tokens', '+', eb.ref('excluded.input_tokens')),
+          output_tokens: eb('run_usage.output_tokens', '+', eb.ref('excluded.output_tokens')),
+        })),
+      )
+      .execute();
+    input += row.inputTokens;
+    output += row.outputTokens;
+  }
+  await trx
+    .updateTable('runs')
+    .set((eb) => ({
+      input_tokens: eb('input_tokens', '+', input),
+      output_tokens: eb('output_tokens', '+', output),
+    }))
+    .where('id', '=', runId)
+    .execute();
 }
 
 /** Each run's new log rows in order (journal entries, then events, batch by batch); a key repeated within the commit is kept once. */

@@ -27,7 +27,51 @@ export interface RunsTable {
   lease_until: number | null;
   created_at: number;
   updated_at: number;
+  /** Set when the status becomes final (migration 0004). */
+  ended_at: number | null;
+  /** Model-turn tokens, added up at commit; null for runs from before migration 0004. */
+  input_tokens: number | null;
+  output_tokens: number | null;
 }
+
+/** A run's model-turn tokens per (model, reason to be free): see migrations/0004_run_search.ts. */
+export interface RunUsageTable {
+  run_id: string;
+  model: string;
+  /** '' when paid, else a FreeReason. */
+  free: string;
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/**
+ * The columns of `runs` a RunRecord is read from. Listed rather than `select *`: PostgreSQL's
+ * runs also hold the search tsvector, which no reader wants back.
+ */
+export const RUN_COLUMNS = [
+  'id',
+  'flow_id',
+  'flow_version',
+  'flow',
+  'input',
+  'status',
+  'output',
+  'error',
+  'backend',
+  'parent_run_id',
+  'parent_step_id',
+  'replay_of_run_id',
+  'replay_of_checkpoint',
+  'fixtures',
+  'owner',
+  'lease_until',
+  'created_at',
+  'updated_at',
+  'ended_at',
+  'input_tokens',
+  'output_tokens',
+] as const satisfies readonly (keyof RunsTable)[];
 
 /**
  * PostgreSQL's run log: one row per event or journal entry, in commit order. (SQLite keeps one
@@ -103,6 +147,7 @@ export interface FlowVersionsTable {
 /** The tables both dialects lay out alike: all that kysely-store.ts queries. */
 export interface StoreDatabase {
   runs: RunsTable;
+  run_usage: RunUsageTable;
   approvals: ApprovalsTable;
   flows: FlowsTable;
   flow_versions: FlowVersionsTable;
@@ -154,7 +199,15 @@ export function toRunRecord(row: RunsTable): RunRecord {
     leaseUntil: row.lease_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    endedAt: row.ended_at,
+    tokens: tokensOf(row),
   };
+}
+
+export function tokensOf(row: Pick<RunsTable, 'input_tokens' | 'output_tokens'>): RunRecord['tokens'] {
+  return row.input_tokens === null || row.output_tokens === null
+    ? null
+    : { input: row.input_tokens, output: row.output_tokens };
 }
 
 export function toJournalEntry(row: Pick<PostgresRunLogTable, 'payload'>): JournalEntry {

@@ -40,6 +40,12 @@ export interface Statements {
   append: StatementSync;
   events: StatementSync;
   journal: StatementSync;
+  /** A run's fixtures (whether a model turn was answered by one). */
+  fixtures: StatementSync;
+  /** Adds a commit's turns to a run's tokens for one (model, reason to be free). */
+  addUsage: StatementSync;
+  /** Adds them to the run's totals (left NULL for a run from before they were counted). */
+  addTokens: StatementSync;
 }
 
 export function prepareStatements(db: Kysely<SqliteStoreDatabase>, raw: DatabaseSync): Statements {
@@ -129,6 +135,41 @@ export function prepareStatements(db: Kysely<SqliteStoreDatabase>, raw: Database
         .where('run_log.journal', 'is not', null)
         .orderBy('run_log.pos'),
       ['runId'],
+    ),
+    fixtures: prepareCompiled(raw, db.selectFrom('runs').select('fixtures').where('id', '=', param('runId')), [
+      'runId',
+    ]),
+    addUsage: prepareCompiled(
+      raw,
+      db
+        .insertInto('run_usage')
+        .values({
+          run_id: param('runId'),
+          model: param('model'),
+          free: param('free'),
+          turns: param('turns'),
+          input_tokens: param('input'),
+          output_tokens: param('output'),
+        })
+        .onConflict((oc) =>
+          oc.columns(['run_id', 'model', 'free']).doUpdateSet((eb) => ({
+            turns: eb('run_usage.turns', '+', eb.ref('excluded.turns')),
+            input_tokens: eb('run_usage.input_tokens', '+', eb.ref('excluded.input_tokens')),
+            output_tokens: eb('run_usage.output_tokens', '+', eb.ref('excluded.output_tokens')),
+          })),
+        ),
+      ['runId', 'model', 'free', 'turns', 'input', 'output'],
+    ),
+    addTokens: prepareCompiled(
+      raw,
+      db
+        .updateTable('runs')
+        .set((eb) => ({
+          input_tokens: eb('input_tokens', '+', param('input')),
+          output_tokens: eb('output_tokens', '+', param('output')),
+        }))
+        .where('id', '=', param('runId')),
+      ['input', 'output', 'runId'],
     ),
   };
 }

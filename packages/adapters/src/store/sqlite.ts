@@ -14,7 +14,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
-import { eventKey, type RunEvent, type RunEventInput } from '@weft/engine';
+import { eventKey, type Json, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely } from 'kysely';
 import { SqliteFlowStore, type SyncWriter } from './flow-store.ts';
 import { feedWarning, KyselyRunStore } from './kysely-store.ts';
@@ -25,6 +25,7 @@ import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import { SqliteCommitFeed } from './sqlite-feed.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
 import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
+import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -43,6 +44,10 @@ interface RunState {
   /** The last seq taken (0: none); the next row begins at last + 1. */
   last: number;
   keys: RunKeys;
+  /** Each llm step's model, from its `step.started`: what a model turn's tokens are counted under. */
+  models: Map<string, string>;
+  /** The run's fixtures, read when a model turn first completes (they never change). */
+  fixtures?: Json | null;
 }
 
 /** A run's share of one commit. */
@@ -141,6 +146,7 @@ class SqliteRunStore extends KyselyRunStore {
               .where('pos', '<', (num + 1) * SEQ_SPAN),
           );
           sync.run(db.deleteFrom('approvals').where('run_id', '=', runId));
+          sync.run(db.deleteFrom('run_usage').where('run_id', '=', runId));
           sync.run(db.deleteFrom('runs').where('id', '=', runId));
           this.#runs.delete(runId);
         }
@@ -163,21 +169,26 @@ class SqliteRunStore extends KyselyRunStore {
     const at = Date.now();
     const stored: RunEvent[] = [];
     try {
-      if (writes.size > 1) s.begin.run();
+      // A model turn's tokens are counted in the same transaction as its events.
+      if (writes.size > 1 || [...writes.values()].some((write) => hasTurnUsage(write.events))) s.begin.run();
       for (const [runId, write] of writes) {
+        const from = stored.length;
         let run = this.#state(runId);
-        if (this.#append(runId, run, write, at, stored)) continue;
-        // Someone else appended to the run since we read it. Take the write lock so nobody else
-        // can, read what they wrote (their keys count for dedupe) and append after it.
-        if (!this.#raw.isTransaction) s.begin.run();
-        this.#catchUp(run);
-        if (this.#append(runId, run, write, at, stored)) continue;
-        // The run is not the one we knew (deleted, or replaced under the same id): read it afresh.
-        this.#runs.delete(runId);
-        run = this.#state(runId);
         if (!this.#append(runId, run, write, at, stored)) {
-          throw new Error(`run store: the log of run ${runId} changed under the write lock`);
+          // Someone else appended to the run since we read it. Take the write lock so nobody else
+          // can, read what they wrote (their keys count for dedupe) and append after it.
+          if (!this.#raw.isTransaction) s.begin.run();
+          this.#catchUp(run);
+          if (!this.#append(runId, run, write, at, stored)) {
+            // The run is not the one we knew (deleted, or replaced under the same id): read it afresh.
+            this.#runs.delete(runId);
+            run = this.#state(runId);
+            if (!this.#append(runId, run, write, at, stored)) {
+              throw new Error(`run store: the log of run ${runId} changed under the write lock`);
+            }
+          }
         }
+        this.#countUsage(runId, run, stored.slice(from));
       }
       if (this.#raw.isTransaction) s.commit.run();
     } catch (error) {
@@ -237,8 +248,33 @@ class SqliteRunStore extends KyselyRunStore {
     }
     run.last = last;
     // A shallow copy: the caller's nested values are shared, as they were already serialized.
-    for (let i = 0; i < events.length; i++) stored.push({ ...events[i]!, runId, seq: first + i, at });
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!;
+      stored.push({ ...event, runId, seq: first + i, at });
+      noteModel(run, event);
+    }
     return true;
+  }
+
+  /**
+   * Adds the model turns among a run's newly stored events to its token counts (events a replay
+   * re-emitted were not stored, so nothing is counted twice). Inside the commit's transaction.
+   */
+  #countUsage(runId: string, run: RunState, events: RunEvent[]): void {
+    const turns = completedTurns(events);
+    if (turns.length === 0) return;
+    if (run.fixtures === undefined) {
+      const text = this.#stmts.fixtures.get(runId)?.fixtures;
+      run.fixtures = typeof text === 'string' ? (JSON.parse(text) as Json) : null;
+    }
+    let input = 0;
+    let output = 0;
+    for (const row of usageOfTurns(turns, (id) => run.models.get(id), run.fixtures)) {
+      this.#stmts.addUsage.run(runId, row.model, row.free ?? '', row.turns, row.inputTokens, row.outputTokens);
+      input += row.inputTokens;
+      output += row.outputTokens;
+    }
+    this.#stmts.addTokens.run(input, output, runId);
   }
 
   /** The cached state of a run (now the most recently used), or its log read from the file. */
@@ -254,7 +290,7 @@ class SqliteRunStore extends KyselyRunStore {
     if (num >= MAX_RUN_NUMBER) {
       throw new Error(`run store: run ${runId} has number ${num}; SQLite run numbers must stay below 2^29`);
     }
-    run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys() };
+    run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys(), models: new Map() };
     this.#catchUp(run);
     this.#runs.set(runId, run);
     if (this.#runs.size > KEY_CACHE_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
@@ -276,6 +312,7 @@ class SqliteRunStore extends KyselyRunStore {
         for (const event of events) {
           const key = eventKey(event);
           if (key !== null) run.keys.add(event.type, stepIdOf(event), key);
+          noteModel(run, event);
         }
       }
       run.last = (row.pos as number) - run.base + Math.max(count, 1) - 1;
@@ -291,17 +328,21 @@ class SqliteRunStore extends KyselyRunStore {
     return entries;
   }
 
-  override async readEvents(runId: string, afterSeq = 0): Promise<RunEvent[]> {
+  override async readEvents(runId: string, afterSeq = 0, limit = Number.POSITIVE_INFINITY): Promise<RunEvent[]> {
     // Clamped: below 0 the range would reach into the previous run's positions.
     const after = Math.max(afterSeq, 0);
     const out: RunEvent[] = [];
+    if (limit <= 0) return out;
+    // Lazily, row by row: a page of a long run stops reading where the page ends.
     for (const row of this.#stmts.events.iterate(after, runId)) {
       const events = JSON.parse(row.events as string) as RunEventInput[];
       const at = row.at as number;
       const first = row.first as number;
       for (let i = 0; i < events.length; i++) {
         const seq = first + i;
-        if (seq > after) out.push({ ...events[i]!, runId, seq, at });
+        if (seq <= after) continue;
+        out.push({ ...events[i]!, runId, seq, at });
+        if (out.length >= limit) return out;
       }
     }
     return out;
@@ -311,6 +352,12 @@ class SqliteRunStore extends KyselyRunStore {
     await super.close();
     if (this.#raw.isOpen) this.#raw.close();
   }
+}
+
+/** Remembers the model an llm step's `step.started` names. */
+function noteModel(run: RunState, event: RunEventInput): void {
+  const model = startedModel(event);
+  if (model !== undefined) run.models.set((event as { stepId: string }).stepId, model);
 }
 
 /** Each run's journal entries and events of a commit, in batch order. */

@@ -4,13 +4,17 @@
  * called several times per backend to get independent connections to the same data, which is
  * how the tests stand in for several processes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import type { Json, RunEventInput } from '@weft/engine';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { openPostgresStore, openSqliteStore } from './index.ts';
+import type { StoreDatabase } from './schema.ts';
+import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import type { JournalEntry, NewRun, RunStore } from './types.ts';
 
 export function completed(stepId: string, output: Json = { ok: stepId }): JournalEntry {
@@ -29,6 +33,11 @@ export interface TestBackend {
   setup(): Promise<void>;
   /** A new store instance (own connection / pool) on the backend's database. */
   open(): Promise<RunStore>;
+  /**
+   * A plain Kysely connection to the same database, for what no store method does: writing rows
+   * as an older schema had them, or timestamps a test needs. The caller destroys it.
+   */
+  connect(): Kysely<StoreDatabase>;
   teardown(): Promise<void>;
 }
 
@@ -40,6 +49,11 @@ export function sqliteBackend(): TestBackend {
       dir = mkdtempSync(join(tmpdir(), 'weft-store-'));
     },
     open: () => openSqliteStore(join(dir, 'nested', 'weft.db')),
+    connect() {
+      mkdirSync(join(dir, 'nested'), { recursive: true });
+      const raw = new DatabaseSync(join(dir, 'nested', 'weft.db'), { timeout: 5_000 });
+      return new Kysely({ dialect: new NodeSqliteDialect(new NodeSqliteDatabase(raw)) });
+    },
     async teardown() {
       rmSync(dir, { recursive: true, force: true });
     },
@@ -86,6 +100,20 @@ export function postgresBackend(): TestBackend {
       url = admin.url.toString();
     },
     open: () => openPostgresStore(url),
+    connect: () =>
+      new Kysely({
+        dialect: new PostgresDialect({
+          // int8 (the ms timestamps) as numbers, as the store's own pool reads them.
+          pool: new pg.Pool({
+            connectionString: url,
+            max: 2,
+            types: {
+              getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+                oid === 20 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            },
+          }),
+        }),
+      }),
     async teardown() {
       if (url === '') return;
       const admin = await connectAdmin();

@@ -26,6 +26,10 @@ export interface RunRecord {
   leaseUntil: number | null;
   createdAt: number;
   updatedAt: number;
+  /** When the run reached a final status (ms epoch); null while it runs. */
+  endedAt: number | null;
+  /** Its model turns' tokens so far; null for a run created before the store counted them. */
+  tokens: { input: number; output: number } | null;
 }
 
 export type NewRun = Pick<RunRecord, 'id' | 'flowId' | 'flowVersion' | 'flow' | 'input' | 'backend'> &
@@ -41,6 +45,80 @@ export interface RunFilter {
   /** Only runs created at or after this time (ms epoch). */
   since?: number;
   limit?: number;
+}
+
+/**
+ * Why a model turn costs nothing: a `mock:` model, a recorded fixture answered it, or it was
+ * reused from the run's seed (a replay's source run paid for it).
+ */
+export type FreeReason = 'mock' | 'fixture' | 'reused';
+
+/** A run's model-turn tokens for one model and one reason to be free (null: paid). */
+export interface ModelUsage {
+  model: string;
+  free: FreeReason | null;
+  turns: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * The runs screen's query: every filter optional, newest first (created_at, then id, both
+ * descending), paged by an opaque cursor that names the last run of the previous page, so a
+ * page never repeats or skips a run when newer runs arrive.
+ */
+export interface RunSearchQuery {
+  flowId?: string;
+  flowVersion?: number;
+  /** Any of these statuses; an empty list matches nothing. */
+  status?: RunStatus[];
+  /** Any of these backends; an empty list matches nothing. */
+  backend?: string[];
+  /** Created at or after (ms epoch). */
+  since?: number;
+  /** Created before (ms epoch). */
+  until?: number;
+  /**
+   * Words that must all occur in the run's input, output or error message, each as a word
+   * prefix (`refun` finds `refund`), case-insensitive; searched by the database's full-text index.
+   */
+  text?: string;
+  /** Only runs that are no other run's child (default true). */
+  rootOnly?: boolean;
+  /** From `nextCursor` of the previous page; null or absent for the first. */
+  cursor?: string | null;
+  /** Runs per page. */
+  limit: number;
+}
+
+/** One run as a list shows it: no flow snapshot, no fixtures, input and output cut to a preview. */
+export interface RunListItem {
+  id: string;
+  flowId: string;
+  flowVersion: number;
+  status: RunStatus;
+  backend: string;
+  /** The JSON text of the input, cut to PREVIEW_CHARS (then ending in "…"). */
+  inputPreview: string;
+  /** Likewise the output; null when the run has none. */
+  outputPreview: string | null;
+  error: ErrorInfo | null;
+  parentRunId: string | null;
+  parentStepId: string | null;
+  replayOf: { runId: string; checkpoint: string } | null;
+  hasFixtures: boolean;
+  createdAt: number;
+  updatedAt: number;
+  endedAt: number | null;
+  tokens: { input: number; output: number } | null;
+  /** Tokens per model and reason to be free, to price at read time; empty when `tokens` is null. */
+  usage: ModelUsage[];
+}
+
+export interface RunSearchPage {
+  runs: RunListItem[];
+  /** Pass back as `cursor` for the next page; null when this page is the last. */
+  nextCursor: string | null;
 }
 
 /** One checkpointed step's recorded result. Failures are recorded too, so a replay fails the same way. */
@@ -133,6 +211,10 @@ export interface RunStore {
   createRun(run: NewRun): Promise<void>;
   getRun(id: string): Promise<RunRecord | undefined>;
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /** The runs screen's page: filtered, full-text searched and paged by the database. */
+  searchRuns(query: RunSearchQuery): Promise<RunSearchPage>;
+  /** A run's tokens per model (what the list prices); empty for an unknown run. */
+  runUsage(runId: string): Promise<ModelUsage[]>;
   updateRun(id: string, patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null }): Promise<void>;
 
   /**
@@ -155,8 +237,8 @@ export interface RunStore {
    * sequence numbers in order. Returns the events actually stored, with `seq` and `at`.
    */
   commit(batches: CommitBatch[]): Promise<RunEvent[]>;
-  /** Stored events of a run with `seq > afterSeq`, in order. */
-  readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  /** Stored events of a run with `seq > afterSeq`, in order; at most `limit` of them when given. */
+  readEvents(runId: string, afterSeq?: number, limit?: number): Promise<RunEvent[]>;
 
   /**
    * Every event committed to this database, with its seq: this process's commits right after

@@ -1,6 +1,8 @@
 /**
  * Runs: start, list, get, cancel, resume, re-run, delete, and two subscriptions — one run's
- * events (stored, then live; resumable by last event id) and run-status changes for lists.
+ * events (stored, then live; resumable by last event id) and run-status changes for lists. For
+ * the run debugger: search (the runs screen's pages), a run's events a page at a time, its
+ * state after any event, and what its model turns cost.
  * Each mutation goes through the run service (services.runs); executions run in the background,
  * so a procedure returns once the run is recorded and handed to its backend.
  */
@@ -13,6 +15,8 @@ import {
   BackendRefusedError,
   BackendUnavailableError,
   costOf,
+  costsOfRun,
+  PriceConfigError,
   type ReplayRequest,
   RunEndedError,
   SideEffectsUnconfirmedError,
@@ -20,7 +24,7 @@ import {
   UnknownCheckpointError,
   UnknownFlowVersionError,
 } from '@weft/adapters/service';
-import type { RunRecord } from '@weft/adapters/store';
+import { InvalidCursorError, type RunRecord } from '@weft/adapters/store';
 import {
   compareRuns,
   type Fixtures,
@@ -34,6 +38,7 @@ import {
 } from '@weft/engine';
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
+import { searchInput, searchRunSummaries } from '../run-summaries.ts';
 import { procedure, router } from '../trpc.ts';
 
 const runId = z.string().min(1).max(200);
@@ -110,6 +115,11 @@ export function serviceError(error: unknown): unknown {
     return new TRPCError({ code: 'PRECONDITION_FAILED', message: error.message });
   if (error instanceof ApprovalClosedError || error instanceof RunEndedError)
     return new TRPCError({ code: 'CONFLICT', message: error.message });
+  if (error instanceof InvalidCursorError)
+    return badRequest(error.message, [{ path: error.field, message: error.message }], error.field);
+  // The server's own configuration: not the caller's fault, but the caller should read why.
+  if (error instanceof PriceConfigError)
+    return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
   return error;
 }
 
@@ -198,6 +208,61 @@ export const runsRouter = router({
       });
       return runs.map(publicRun);
     }),
+
+  /**
+   * The runs screen: filtered, full-text searched (input, output, error message) and paged by
+   * the database, newest first, root runs only unless `rootOnly: false`; each with its duration,
+   * tokens and cost. `nextCursor` pages on without repeating or skipping a run.
+   */
+  search: procedure
+    .input(
+      searchInput
+        .refine((input) => input.since === undefined || input.until === undefined || input.since < input.until, {
+          path: ['until'],
+          message: 'must be after since',
+        })
+        .optional(),
+    )
+    .query(({ ctx, input = {} }) => viaService(() => searchRunSummaries(ctx.services.store, input))),
+
+  /** A run's stored events after seq `after`, at most `limit`; `nextAfter` is where the next page starts (null: none now). */
+  eventsPage: procedure
+    .input(
+      z.object({
+        runId,
+        after: z.number().int().nonnegative().optional(),
+        limit: z.number().int().min(1).max(5000).optional(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      await requireRun(ctx, input.runId);
+      const limit = input.limit ?? 1000;
+      // One more than asked says whether there is a next page without a second query.
+      const events = await ctx.services.store.readEvents(input.runId, input.after ?? 0, limit + 1);
+      const page = events.slice(0, limit);
+      return { events: page, nextAfter: events.length > limit ? page.at(-1)!.seq : null };
+    }),
+
+  /** The state after event `seq` (0: before the first): the engine's reducer over the events up to it. */
+  stateAt: procedure.input(z.object({ runId, seq: z.number().int().nonnegative() })).query(async ({ ctx, input }) => {
+    await requireRun(ctx, input.runId);
+    const events = await ctx.services.store.readEvents(input.runId);
+    const last = events.at(-1)?.seq ?? 0;
+    if (input.seq > last)
+      throw badRequest(
+        `seq: run '${input.runId}' has events up to ${last}`,
+        [{ path: 'seq', message: `must be at most ${last}, the run's last event` }],
+        'seq',
+      );
+    return runState(events.filter((event) => event.seq <= input.seq));
+  }),
+
+  /** What the run's model turns cost: per turn, per llm step (its turns summed) and in total; free turns say why. */
+  costs: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
+    const run = await requireRun(ctx, input.runId);
+    const state = runState(await ctx.services.store.readEvents(run.id));
+    return viaService(() => costsOfRun(state, run.fixtures));
+  }),
 
   get: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
     const run = await requireRun(ctx, input.runId);

@@ -7,12 +7,14 @@ import { type Migration, Migrator } from 'kysely/migration';
 import { initial } from './0001_initial.ts';
 import { flows } from './0002_flows.ts';
 import { replayOf } from './0003_replay_of.ts';
+import { runSearch } from './0004_run_search.ts';
 
 /** Append only: a name, once released, keeps its meaning forever. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_flows': flows,
   '0003_replay_of': replayOf,
+  '0004_run_search': runSearch,
 };
 
 /**

@@ -1,10 +1,12 @@
 /**
  * `weft runs show <runId>`: the run's stored events and the state `runState` folds from them —
  * the same fold the live canvas and the replay scrubber draw — plus its child runs and any
- * approval it waits for, with the command that resolves it.
+ * approval it waits for, with the command that resolves it. `--at <seq>` shows the state after
+ * one event instead, `--timeline` the run's timeline (show-debug.ts).
  */
+import { costsOfRun } from '@weft/adapters/service';
 import type { RunEvent } from '@weft/engine';
-import { isJsonObject, runState, type StepState } from '@weft/engine';
+import { isJsonObject, runState, type StepState, timelineOf } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openStoreFromEnv } from '../../context.ts';
 import {
@@ -18,20 +20,27 @@ import {
   redact,
   stdout,
   table,
+  UsageError,
 } from '../../output.ts';
 import { collectEvents, connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { approveCommand, getRunOrFail, pendingApprovals, runTree, shellQuote } from '../../tree.ts';
 import { colourStatus } from './list.ts';
+import { checkPosition, printStateAt, printTimeline, remoteEvents } from './show-debug.ts';
 
-const usage = `Usage: weft runs show <runId> [--json]
+const usage = `Usage: weft runs show <runId> [--at <seq> | --timeline] [--json]
 
 Shows a run's events (seq, time, type, step) and its final state: per step the status,
 attempts, duration, output preview and error; waiting approvals with how to resolve them.
 
 Options:
-  --json      print { "run", "events", "state", "children", "approvals" } as one JSON line
+  --at <seq>    the state right after event <seq> (0: before the first), as the scrubber shows it
+  --timeline    the timeline: one row per step, model turn, tool call, map item, loop iteration
+                and child run, with its start (from the run's start), duration, time waited,
+                attempts, tokens and cost
+  --json        print { "run", "events", "state", "children", "approvals" } as one JSON line
+                (with --at: { "run", "seq", "event", "state" }; with --timeline: { "run", "bars", "costs" })
 ${SERVER_USAGE}
-  -h, --help  show this help`;
+  -h, --help    show this help`;
 
 export const runsShowCommand: Command = {
   name: 'show',
@@ -40,24 +49,50 @@ export const runsShowCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { json: { type: 'boolean' }, ...SERVER_OPTION },
+      options: { json: { type: 'boolean' }, at: { type: 'string' }, timeline: { type: 'boolean' }, ...SERVER_OPTION },
       positionals: { min: 1, max: 1, names: '<runId>' },
     });
     if (args.help) {
       stdout.write(`${usage}\n`);
       return EXIT.ok;
     }
+    const { at: atText, timeline, json } = args.values;
+    if (atText !== undefined && !/^\d+$/.test(atText)) {
+      throw new UsageError(`--at must be an event's seq (a non-negative integer), got '${atText}'`, usage);
+    }
+    if (atText !== undefined && timeline === true)
+      throw new UsageError('--at and --timeline are separate views', usage);
+    const view: View =
+      atText !== undefined
+        ? { kind: 'at', seq: Number(atText) }
+        : timeline === true
+          ? { kind: 'timeline' }
+          : { kind: 'full' };
     const server = serverUrl(args.values.server);
-    if (server) return showRemote(server, args.positionals[0]!, args.values.json === true);
+    if (server) {
+      return view.kind === 'full'
+        ? showRemote(server, args.positionals[0]!, json === true)
+        : showRemoteView(server, args.positionals[0]!, view, json === true);
+    }
     const store = await openStoreFromEnv();
     try {
       const run = await getRunOrFail(store, args.positionals[0]!);
       const events = await store.readEvents(run.id);
+      if (view.kind === 'at') {
+        checkPosition(run.id, view.seq, events);
+        const state = runState(events.filter((event) => event.seq <= view.seq));
+        printStateAt(run, view.seq, events, state, stepRow, json === true);
+        return EXIT.ok;
+      }
+      if (view.kind === 'timeline') {
+        printTimeline(run, timelineOf(events), await costsOfRun(runState(events), run.fixtures), json === true);
+        return EXIT.ok;
+      }
       const state = runState(events);
       const tree = await runTree(store, run);
       const children = tree.filter((child) => child.parentRunId === run.id);
       const waiting = await pendingApprovals(store, tree);
-      if (args.values.json === true) {
+      if (json === true) {
         const { flow: _flow, owner: _owner, ...record } = run;
         printJsonLine({
           run: record,
@@ -197,6 +232,23 @@ function outputPreview(step: StepState): unknown {
     return calls > 0 && step.stepType === 'model-turn' ? `→ ${plural(calls, 'tool call')} ${preview(text, 40)}` : text;
   }
   return output;
+}
+
+type View = { kind: 'full' } | { kind: 'at'; seq: number } | { kind: 'timeline' };
+
+/** `--at` / `--timeline` with `--server`: the events a page at a time, the state and costs from the server. */
+async function showRemoteView(server: string, runId: string, view: Exclude<View, { kind: 'full' }>, json: boolean) {
+  const remote = connect(server);
+  const { run } = await remote.call((c) => c.runs.get.query({ runId }));
+  const events = await remoteEvents(remote, run.id);
+  if (view.kind === 'at') {
+    checkPosition(run.id, view.seq, events);
+    const state = await remote.call((c) => c.runs.stateAt.query({ runId: run.id, seq: view.seq }));
+    printStateAt(run, view.seq, events, state, (step) => stepRow(step), json);
+  } else {
+    printTimeline(run, timelineOf(events), await remote.call((c) => c.runs.costs.query({ runId: run.id })), json);
+  }
+  return EXIT.ok;
 }
 
 /** `show --server`: runs.get (record + folded state) and the events replayed over the subscription. */
