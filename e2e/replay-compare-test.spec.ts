@@ -111,8 +111,8 @@ describe('replay from a step, compare, and keep the run as a test', () => {
 
       // Opened as a past run from the runs list.
       await page.getByRole('link', { name: /^Open run .* \(completed\)$/ }).click();
-      await page.waitForURL(/#\/flows\/brief-writer\/runs\/[^/]+$/);
-      const sourceRunId = decodeURIComponent(page.url().split('/runs/')[1]!);
+      await page.waitForURL((url) => /\/runs\/[^/?]+/.test(url.hash));
+      const sourceRunId = runIdOf(page.url());
       await expect.poll(() => runStatus(page)).toBe('completed');
 
       // "Edit output…" pins the step's model turn, starting from its recorded text.
@@ -161,8 +161,8 @@ describe('replay from a step, compare, and keep the run as a test', () => {
       await start.click();
 
       // The replay opens live on the canvas, with its lineage and its reused checkpoint marked.
-      await page.waitForURL((url) => /\/runs\/[^/]+$/.test(url.hash) && !url.hash.endsWith(sourceRunId));
-      const replayRunId = decodeURIComponent(page.url().split('/runs/')[1]!);
+      await page.waitForURL((url) => /\/runs\/[^/?]+/.test(url.hash) && runIdOf(url.href) !== sourceRunId);
+      const replayRunId = runIdOf(page.url());
       await expect.poll(() => runStatus(page), { timeout: 20_000 }).toBe('completed');
       const lineage = page.getByTestId('replay-of');
       await expect.poll(() => lineage.textContent()).toBe(`↺ Replay of run ${sourceRunId} from step write`);
@@ -200,9 +200,9 @@ describe('replay from a step, compare, and keep the run as a test', () => {
 
       // The source lists its replays.
       await page.getByRole('link', { name: `Open source run ${sourceRunId}` }).click();
-      await page.waitForURL((url) => url.hash.endsWith(sourceRunId));
+      await page.waitForURL((url) => /\/runs\//.test(url.hash) && runIdOf(url.href) === sourceRunId);
       await page.getByRole('link', { name: `Open replay ${replayRunId} (completed)` }).click();
-      await page.waitForURL((url) => url.hash.endsWith(replayRunId));
+      await page.waitForURL((url) => /\/runs\//.test(url.hash) && runIdOf(url.href) === replayRunId);
       await expect.poll(() => runStatus(page)).toBe('completed');
 
       // Save the replay as a test, then run it from the editor.
@@ -309,4 +309,9 @@ function runCli(args: string[], dataDir: string): Promise<{ code: number | null;
       done({ code, out });
     });
   });
+}
+
+/** The run a run-view address shows: `#/flows/<id>/runs/<runId>` or `#/runs/<runId>?at=…&step=…`. */
+function runIdOf(url: string): string {
+  return decodeURIComponent(url.split('/runs/')[1]!.split('?')[0]!);
 }

@@ -16,6 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
+// For scripts outside e2e/ (bench/debugger.ts), which cannot resolve playwright-core themselves.
+export type { Browser, BrowserContext, Page };
+
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const WEB_DIR = join(ROOT, 'apps/web');
 export const WEB_DIST = process.env.WEFT_WEB_DIST ? resolve(process.env.WEFT_WEB_DIST) : join(WEB_DIR, 'dist');
@@ -73,9 +76,15 @@ process.once('exit', () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-/** Starts `weft serve --port 0` on a fresh data folder, as the README does (but on a free port). */
-export async function startApp(options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<App> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'weft-e2e-'));
+/**
+ * Starts `weft serve --port 0` on a fresh data folder, as the README does (but on a free port).
+ * `dataDir`: serve that folder instead (prepared data, e.g. a benchmark's); it is left in place.
+ */
+export async function startApp(
+  options: { env?: Record<string, string>; timeoutMs?: number; dataDir?: string } = {},
+): Promise<App> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'weft-e2e-')));
   const child = spawn(process.execPath, [join(ROOT, 'apps/api/src/cli/main.ts'), 'serve', '--port', '0'], {
     cwd: ROOT,
     env: {
@@ -110,7 +119,7 @@ export async function startApp(options: { env?: Record<string, string>; timeoutM
         clearTimeout(timer);
       }
       children.delete(child);
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
     })();
     return stopping;
   };

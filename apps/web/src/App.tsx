@@ -1,12 +1,15 @@
-import { useRoute } from './components/route.ts';
+import { hrefOf, useRoute } from './components/route.ts';
 import { ToastProvider } from './components/Toasts.tsx';
 import { useTheme } from './components/theme.ts';
 import { EditorScreen } from './screens/EditorScreen.tsx';
 import { FlowListScreen } from './screens/FlowListScreen.tsx';
+import { RunsScreen } from './screens/RunsScreen.tsx';
 
 export function App() {
   const route = useRoute();
   const [theme, toggleTheme] = useTheme();
+  // The run view is a screen of runs: the top bar says so.
+  const section = route.screen === 'runs' || route.screen === 'run' ? 'runs' : 'flows';
   return (
     <ToastProvider>
       <div className="app">
@@ -17,6 +20,14 @@ export function App() {
             </span>
             Weft
           </a>
+          <nav className="topbar-nav" aria-label="Sections">
+            <a href={hrefOf({ screen: 'list' })} aria-current={section === 'flows' ? 'page' : undefined}>
+              Flows
+            </a>
+            <a href={hrefOf({ screen: 'runs', filters: {} })} aria-current={section === 'runs' ? 'page' : undefined}>
+              Runs
+            </a>
+          </nav>
           <div className="topbar-spacer" />
           <button
             type="button"
@@ -29,6 +40,13 @@ export function App() {
         </header>
         {route.screen === 'list' ? (
           <FlowListScreen />
+        ) : route.screen === 'runs' ? (
+          <RunsScreen filters={route.filters} />
+        ) : route.screen === 'run' ? (
+          // EditorScreen looks the run up (`runs.get`) and draws the flow version it ran; another
+          // permalink of the same run moves the view without rebuilding it (one key for all runs:
+          // EditorScreen keys its store by run).
+          <EditorScreen key="run" runId={route.runId} at={route.at} step={route.step} theme={theme} />
         ) : (
           <EditorScreen key={route.flowId} flowId={route.flowId} theme={theme} />
         )}

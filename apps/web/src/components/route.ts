@@ -1,22 +1,138 @@
 /**
- * Hash routes: `#/` is the flow list, `#/flows/<id>` the editor, `#/flows/<id>/runs/<runId>` the
- * editor showing one run (its flow version's graph with the run's live or replayed statuses).
- * No router library needed for so few screens.
+ * Hash routes. No router library needed for so few screens:
+ * - `#/` the flow list;
+ * - `#/flows/<id>` the editor, `#/flows/<id>/runs/<runId>` the editor showing one run (kept: older
+ *   links and the editor's own run list use it);
+ * - `#/runs?flow=&version=&status=&backend=&since=&until=&q=&children=` every run, filtered — the
+ *   filters live in the address so a filtered list can be shared and survives a reload;
+ * - `#/runs/<runId>?at=<seq>&step=<stepId>` the run view (a permalink: run, scrubbed event,
+ *   selected step).
+ *
+ * `hrefOf` is the one place these addresses are written; link to screens through it.
  */
+import { RUN_STATUSES, type RunStatus } from '@weft/engine';
 import { useSyncExternalStore } from 'react';
 
-export type Route = { screen: 'list' } | { screen: 'editor'; flowId: string; runId?: string | undefined };
+/**
+ * The runs screen's filters as the address holds them. `since` / `until` are ms since the epoch,
+ * or (`since` only) a span back from now such as `24h`, `7d`, `30m` — so "the last day" stays the
+ * last day when the link is opened tomorrow.
+ */
+export interface RunFilters {
+  flow?: string | undefined;
+  version?: number | undefined;
+  status?: RunStatus[] | undefined;
+  backend?: string[] | undefined;
+  since?: number | string | undefined;
+  until?: number | undefined;
+  q?: string | undefined;
+  /**
+   * List child runs too (started by a `spawn` step or a flow tool). By default the list holds the
+   * runs people started, as the API does; a child is one click away in its parent's run view.
+   */
+  children?: boolean | undefined;
+}
+
+export type Route =
+  | { screen: 'list' }
+  | { screen: 'editor'; flowId: string; runId?: string | undefined }
+  | { screen: 'runs'; filters: RunFilters }
+  | { screen: 'run'; runId: string; at?: number | undefined; step?: string | undefined };
+
+const RELATIVE = /^(\d{1,6})([mhd])$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `since` as ms since the epoch, a relative span resolved against `now`. */
+export function resolveSince(since: number | string | undefined, now: number): number | undefined {
+  if (since === undefined || typeof since === 'number') return since;
+  const match = RELATIVE.exec(since);
+  return match ? now - Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : undefined;
+}
+
+function timeParam(value: string | null): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  // An ISO date typed by hand into the address.
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}
+
+function listParam(value: string | null): string[] | undefined {
+  const items = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return items.length > 0 ? [...new Set(items)] : undefined;
+}
+
+export function parseFilters(query: string): RunFilters {
+  const params = new URLSearchParams(query);
+  const filters: RunFilters = {};
+  const flow = params.get('flow')?.trim();
+  if (flow) filters.flow = flow;
+  const version = Number(params.get('version'));
+  if (filters.flow && Number.isInteger(version) && version > 0) filters.version = version;
+  // Unknown statuses are dropped rather than sent (the API would refuse the whole query).
+  const status = listParam(params.get('status'))?.filter((item): item is RunStatus =>
+    (RUN_STATUSES as readonly string[]).includes(item),
+  );
+  if (status && status.length > 0) filters.status = status;
+  const backend = listParam(params.get('backend'));
+  if (backend) filters.backend = backend;
+  const since = params.get('since');
+  if (since && RELATIVE.test(since)) filters.since = since;
+  else if (timeParam(since) !== undefined) filters.since = timeParam(since);
+  const until = timeParam(params.get('until'));
+  if (until !== undefined) filters.until = until;
+  const q = params.get('q')?.trim();
+  if (q) filters.q = q;
+  if (params.get('children') === '1') filters.children = true;
+  return filters;
+}
+
+/** The query string of `filters` (no leading `?`), in a fixed order so equal filters give equal addresses. */
+export function queryOfFilters(filters: RunFilters): string {
+  const params = new URLSearchParams();
+  if (filters.flow) params.set('flow', filters.flow);
+  if (filters.flow && filters.version !== undefined) params.set('version', String(filters.version));
+  if (filters.status && filters.status.length > 0) params.set('status', filters.status.join(','));
+  if (filters.backend && filters.backend.length > 0) params.set('backend', filters.backend.join(','));
+  if (filters.since !== undefined) params.set('since', String(filters.since));
+  if (filters.until !== undefined) params.set('until', String(filters.until));
+  if (filters.q?.trim()) params.set('q', filters.q.trim());
+  if (filters.children) params.set('children', '1');
+  return params.toString();
+}
 
 export function parseRoute(hash: string): Route {
+  const runs = /^#\/runs(?:\/([^/?]+))?\/?(?:\?(.*))?$/.exec(hash);
+  if (runs) {
+    const query = runs[2] ?? '';
+    if (!runs[1]) return { screen: 'runs', filters: parseFilters(query) };
+    const params = new URLSearchParams(query);
+    const route: Route = { screen: 'run', runId: decodeURIComponent(runs[1]) };
+    const at = params.get('at');
+    if (at && /^\d+$/.test(at)) route.at = Number(at);
+    const step = params.get('step');
+    if (step) route.step = step;
+    return route;
+  }
   const match = /^#\/flows\/([^/]+)(?:\/runs\/([^/]+))?$/.exec(hash);
   if (!match?.[1]) return { screen: 'list' };
   const flowId = decodeURIComponent(match[1]);
   return match[2] ? { screen: 'editor', flowId, runId: decodeURIComponent(match[2]) } : { screen: 'editor', flowId };
 }
 
+// `replaceRoute` changes the address without a hashchange event; it announces itself with this one.
+const REPLACED = 'weft:route-replaced';
+
 const subscribe = (onChange: () => void) => {
   window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
+  window.addEventListener(REPLACED, onChange);
+  return () => {
+    window.removeEventListener('hashchange', onChange);
+    window.removeEventListener(REPLACED, onChange);
+  };
 };
 
 export function useHash(): string {
@@ -28,11 +144,38 @@ export function useRoute(): Route {
 }
 
 export function hrefOf(route: Route): string {
-  if (route.screen === 'list') return '#/';
-  const base = `#/flows/${encodeURIComponent(route.flowId)}`;
-  return route.runId ? `${base}/runs/${encodeURIComponent(route.runId)}` : base;
+  switch (route.screen) {
+    case 'list':
+      return '#/';
+    case 'editor': {
+      const base = `#/flows/${encodeURIComponent(route.flowId)}`;
+      return route.runId ? `${base}/runs/${encodeURIComponent(route.runId)}` : base;
+    }
+    case 'runs': {
+      const query = queryOfFilters(route.filters);
+      return query ? `#/runs?${query}` : '#/runs';
+    }
+    case 'run': {
+      // The same address the run view writes as the user scrubs (run-view/permalink.ts).
+      const query: string[] = [];
+      if (route.at !== undefined) query.push(`at=${encodeURIComponent(String(route.at))}`);
+      if (route.step) query.push(`step=${encodeURIComponent(route.step)}`);
+      return `#/runs/${encodeURIComponent(route.runId)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+    }
+  }
 }
 
 export function navigate(route: Route): void {
   window.location.hash = hrefOf(route);
+}
+
+/**
+ * Goes to `route` in place of the current history entry (a filter typed into the runs screen is
+ * not a page the back button should step through), and tells `useRoute` readers.
+ */
+export function replaceRoute(route: Route): void {
+  const href = hrefOf(route);
+  if (window.location.hash === href) return;
+  history.replaceState(history.state, '', href);
+  window.dispatchEvent(new Event(REPLACED));
 }

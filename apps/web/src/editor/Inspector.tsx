@@ -1,11 +1,14 @@
 /**
  * The selected node: a form generated from its step type's schema (or its config as JSON), its
  * problems, how it compares (while two runs or versions are compared), and what the run on the
- * canvas did there. With nothing selected: the flow's own settings.
+ * canvas did there — the selected run step at the scrubbed moment first (the step inspector),
+ * then every run step of the node. In the run view the settings fold away under the run's
+ * details. With nothing selected: the flow's own settings.
  */
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { StepCompare } from '../compare/StepCompare.tsx';
 import { stepInfo } from '../graph/step-catalog.ts';
+import { StepInspector } from '../run-view/StepInspector.tsx';
 import { useEditor } from '../store/editor-hooks.ts';
 import { ConfigEditor } from './ConfigEditor.tsx';
 import { FlowInspector } from './inspector/FlowInspector.tsx';
@@ -16,10 +19,11 @@ import { StepRunDetails } from './StepRunDetails.tsx';
 
 type Tab = 'form' | 'json';
 
-export function Inspector() {
+export function Inspector({ runView = false }: { runView?: boolean }) {
   const node = useEditor((state) => state.graph.nodes.find((candidate) => candidate.id === state.selectedId) ?? null);
   const problems = useEditor((state) => state.problems);
   const status = useEditor((state) => (node ? (state.run?.nodes[node.id]?.status ?? null) : null));
+  const inspecting = useEditor((state) => state.run !== null && state.selectedStepId !== null);
   const [tab, setTab] = useState<Tab>('form');
 
   if (!node) {
@@ -61,8 +65,9 @@ export function Inspector() {
           ))}
         </ul>
       ) : null}
+      {inspecting ? <StepInspector /> : null}
       {node.kind === 'step' && node.stepType ? (
-        <>
+        <Settings folded={runView}>
           <div className="inspector-tabs" role="tablist" aria-label="Step settings view">
             {tabs.map((item) => (
               <button
@@ -86,12 +91,23 @@ export function Inspector() {
               <ConfigEditor key={node.id} nodeId={node.id} config={node.config ?? {}} />
             )}
           </div>
-        </>
+        </Settings>
       ) : (
         <p className="muted small">This node has no settings of its own.</p>
       )}
       <StepCompare nodeId={node.id} />
       <StepRunDetails nodeId={node.id} />
     </section>
+  );
+}
+
+/** The step's settings; in the run view folded under what the run did (a past run is read, not edited). */
+function Settings({ folded, children }: { folded: boolean; children: ReactNode }) {
+  if (!folded) return <>{children}</>;
+  return (
+    <details className="inspector-settings">
+      <summary>Settings</summary>
+      {children}
+    </details>
   );
 }

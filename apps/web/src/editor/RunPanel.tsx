@@ -1,13 +1,13 @@
 /**
  * Run the flow (saving first when it has unsaved edits) on a chosen backend, with an input (a
  * form generated from the flow's input schema when it is flat, else JSON) and optional fixtures,
- * then follow the run's event stream: the store folds each event, and nodes light up through
- * their selector hooks.
+ * then open the run (its events as they come; the timeline and scrubber under the canvas): the
+ * store folds them, and nodes light up through their selector hooks.
  */
 import type { Json } from '@weft/engine';
 import { type ChangeEvent, useState } from 'react';
 import { useToast } from '../components/Toasts.tsx';
-import { useFollowRun } from '../runs/follow-run.ts';
+import { useOpenRun } from '../run-view/load-run.ts';
 import { InputForm } from '../runs/InputForm.tsx';
 import { emptyInput, inputFields } from '../runs/input-form.ts';
 import { type BackendId, BackendOptions, useBackends } from '../runs/use-backends.tsx';
@@ -62,7 +62,7 @@ export function RunPanel() {
   const store = useEditorStoreApi();
   const toast = useToast();
   const save = useSave();
-  const follow = useFollowRun();
+  const follow = useOpenRun();
   const inputSchema = useEditor((state) => state.graph.meta.input);
   const problemCount = useEditor((state) => state.problems.length);
   const run = useEditor((state) => state.run);

@@ -4,24 +4,22 @@
  * to each — approvals it waits for, its output or error, and "Save as test" once it completed.
  */
 import { stepOf } from '@weft/engine';
-import { hrefOf } from '../components/route.ts';
 import { Lineage } from '../replay/Lineage.tsx';
+import { runHref } from '../run-view/permalink.ts';
 import { useRunRecord } from '../runs/use-run-record.ts';
-import { useEditor } from '../store/editor-hooks.ts';
 import type { LiveRun } from '../store/editor-store.ts';
 import { SaveTestButton } from '../tests/SaveTestButton.tsx';
 import { ApprovalButtons } from './nodes/ApprovalButtons.tsx';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 
 export function RunStatus({ run }: { run: LiveRun }) {
-  const flowId = useEditor((state) => state.flowId);
   const record = useRunRecord(run.runId, run.state.status);
   const link = record && 'link' in record ? (record.link as string | undefined) : undefined;
   const waiting = run.state.order.filter((id) => stepOf(run.state, id)?.status === 'waiting');
   return (
     <div className="run-status" data-testid="run-status" data-status={run.state.status}>
       <div>
-        <a className="mono small" href={hrefOf({ screen: 'editor', flowId, runId: run.runId })}>
+        <a className="mono small" href={runHref({ runId: run.runId })}>
           {run.runId}
         </a>{' '}
         <span className={`status-badge status-${run.state.status}`} role="status" aria-label="Run status">

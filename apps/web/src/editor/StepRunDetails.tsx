@@ -1,21 +1,25 @@
 /**
- * What the run on the canvas did at a node: per run step (the step, each model turn and tool
- * call of an agent, each map item), its status, attempts, duration, whether it was reused from
- * the source run, its output or error — and, once the run has ended, "Replay from here" and
- * "Edit output…" (replay with this checkpoint's result pinned to a typed value).
+ * What the run on the canvas did at a node, at the scrubbed moment: per run step (the step, each
+ * model turn and tool call of an agent, each map item), its status, attempts, duration, whether
+ * it was reused from the source run, its output or error; "inspect" opens it in the step
+ * inspector and on the timeline. Once the run has ended: "Replay from here" and "Edit output…"
+ * (replay with this checkpoint's result pinned to a typed value).
  */
 import { isFinalStatus, ownEntry } from '@weft/engine';
 import { ReplayButton } from '../replay/ReplayButton.tsx';
 import { pinTargetOf } from '../replay/replay-form.ts';
-import { useEditor } from '../store/editor-hooks.ts';
+import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { formatDuration } from '../store/run-status.ts';
 import { StatusBadge } from './nodes/StatusBadge.tsx';
 
 export function StepRunDetails({ nodeId }: { nodeId: string }) {
+  const store = useEditorStoreApi();
   const stepIds = useEditor((state) => state.run?.nodes[nodeId]?.stepIds);
   const run = useEditor((state) => state.run);
+  const inspected = useEditor((state) => state.selectedStepId);
   if (!stepIds || !run) return null;
-  const { steps } = run.state;
+  const { steps } = run.view;
+  // Replay reads the whole run: offered once it ended, wherever the scrubber is.
   const ended = isFinalStatus(run.state.status);
   // The node's own step is offered at the top; its turns, tool calls and items in their rows.
   const own = ended && stepIds.includes(nodeId) ? nodeId : null;
@@ -45,7 +49,20 @@ export function StepRunDetails({ nodeId }: { nodeId: string }) {
               {step.durationMs !== null ? (
                 <span className="muted small"> {formatDuration(step.durationMs)}</span>
               ) : null}
-              {step.attempts > 1 ? <span className="muted small"> · attempt {step.attempts}</span> : null}
+              {step.attempts > 1 ? <span className="muted small"> · attempt {step.attempts}</span> : null}{' '}
+              {inspected === stepId ? null : (
+                <button
+                  type="button"
+                  className="transcript-link small"
+                  aria-label={`Inspect ${stepId}`}
+                  onClick={(event) => {
+                    event.preventDefault();
+                    store.getState().selectRunStep(stepId);
+                  }}
+                >
+                  inspect
+                </button>
+              )}
             </summary>
             {actions ? (
               <div className="run-step-actions">

@@ -1,7 +1,8 @@
 /**
  * The runs of the open flow, newest first, kept live by `runs.statusChanges` (runs started from
  * the CLI or another tab appear as they start). Each opens on the canvas at
- * `#/flows/<id>/runs/<runId>`.
+ * `#/flows/<id>/runs/<runId>`. The runs screen, filtered to this flow, lists them all (this list
+ * shows the latest 50) and searches them.
  */
 import { useEffect, useState } from 'react';
 import { hrefOf } from '../components/route.ts';
@@ -63,6 +64,13 @@ export function RunsList({ openRunId }: { openRunId: string | null }) {
       <h2 className="panel-title">
         Runs <span className="count">{runs?.length ?? 0}</span>
       </h2>
+      <a
+        className="small"
+        href={hrefOf({ screen: 'runs', filters: { flow: flowId } })}
+        aria-label={`All runs of ${flowId}`}
+      >
+        All runs of this flow →
+      </a>
       {runs === null ? (
         <p className="muted small">Loading…</p>
       ) : runs.length === 0 ? (

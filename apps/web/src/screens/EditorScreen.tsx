@@ -1,7 +1,10 @@
 /**
- * Loads a flow, draws it as a graph, and lays out the editor around the canvas. With a run in
- * the route (`#/flows/<id>/runs/<runId>`) it loads the flow version that run ran and follows the
- * run's events: live while it runs (wherever it was started), replayed when it has ended.
+ * Loads a flow, draws it as a graph, and lays out the editor around the canvas. With a run —
+ * the run view, `#/runs/<runId>?at=<seq>&step=<stepId>` (or the older
+ * `#/flows/<id>/runs/<runId>`) — it loads the flow version that run ran (runs are pinned) and
+ * opens the run: its stored events, then live ones while it runs, with the scrubber and the
+ * timeline under the canvas, restoring the scrubbed event and the selected step of the
+ * permalink and keeping the address on them as the user moves.
  */
 import { type Flow, type FlowGraph, flowToGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
@@ -17,82 +20,126 @@ import { ProblemsPanel } from '../editor/ProblemsPanel.tsx';
 import { RunPanel } from '../editor/RunPanel.tsx';
 import { Toolbar } from '../editor/Toolbar.tsx';
 import { useLiveProblems } from '../editor/use-flow-actions.ts';
-import { useFollowRun } from '../runs/follow-run.ts';
+import { useOpenRun } from '../run-view/load-run.ts';
+import { usePermalinkSync } from '../run-view/permalink.ts';
+import { RunDock } from '../run-view/RunDock.tsx';
+import { RunHeader } from '../run-view/RunHeader.tsx';
 import { RunsList } from '../runs/RunsList.tsx';
 import { EditorStoreProvider } from '../store/EditorStoreProvider.tsx';
+import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { TestsPanel } from '../tests/TestsPanel.tsx';
 import { messageOf, trpc } from '../trpc.ts';
 
-type Loaded = { graph: FlowGraph; version: number } | { error: string };
+type Loaded = { flowId: string; graph: FlowGraph; version: number } | { error: string };
 
-export function EditorScreen({ flowId, theme }: { flowId: string; theme: Theme }) {
-  const route = useRoute();
-  const runId = route.screen === 'editor' ? (route.runId ?? null) : null;
-  // A new run in the route is another flow version: a fresh store.
-  return <EditorForRun key={runId ?? ''} flowId={flowId} runId={runId} theme={theme} />;
+export interface EditorScreenProps {
+  /** The flow; in the run view it may be left out (the run names it). */
+  flowId?: string | undefined;
+  runId?: string | undefined;
+  /** The scrubbed event's seq and the selected run step (a permalink). */
+  at?: number | undefined;
+  step?: string | undefined;
+  theme: Theme;
 }
 
-function EditorForRun({ flowId, runId, theme }: { flowId: string; runId: string | null; theme: Theme }) {
+export function EditorScreen({ flowId, runId: runProp, at, step, theme }: EditorScreenProps) {
+  const route = useRoute();
+  // The older route names the run in the path of the flow.
+  const runId = runProp ?? (route.screen === 'editor' ? route.runId : undefined) ?? null;
+  // A new run in the route is another flow version: a fresh store.
+  return <EditorForRun key={runId ?? ''} flowId={flowId ?? null} runId={runId} at={at} step={step} theme={theme} />;
+}
+
+interface ForRun {
+  flowId: string | null;
+  runId: string | null;
+  at: number | undefined;
+  step: string | undefined;
+  theme: Theme;
+}
+
+function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
   const toast = useToast();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const name = flowId ?? runId ?? '';
   useEffect(() => {
     let live = true;
     (async () => {
       if (!runId) {
+        if (!flowId) throw new Error('no flow named');
         const record = await trpc.flows.get.query({ id: flowId });
-        return { doc: record.doc as unknown, version: record.version };
+        return { flowId, doc: record.doc as unknown, version: record.version };
       }
       // The run keeps the flow document it ran: draw exactly that.
       const { run } = await trpc.runs.get.query({ runId });
-      if (run.flowId !== flowId) throw new Error(`run ${runId} is a run of '${run.flowId}'`);
-      return { doc: run.flow as unknown, version: run.flowVersion };
+      if (flowId && run.flowId !== flowId) throw new Error(`run ${runId} is a run of '${run.flowId}'`);
+      return { flowId: run.flowId, doc: run.flow as unknown, version: run.flowVersion };
     })()
-      .then((record) => live && setLoaded({ graph: flowToGraph(record.doc as Flow), version: record.version }))
+      .then(
+        (record) =>
+          live && setLoaded({ flowId: record.flowId, graph: flowToGraph(record.doc as Flow), version: record.version }),
+      )
       .catch((error: unknown) => {
         if (!live) return;
         setLoaded({ error: messageOf(error) });
-        toast(`Could not open ${flowId}: ${messageOf(error)}`);
+        toast(`Could not open ${name}: ${messageOf(error)}`);
       });
     return () => {
       live = false;
     };
-  }, [flowId, runId, toast]);
+  }, [flowId, runId, name, toast]);
 
-  if (!loaded) return <main className="loading muted">Loading {flowId}…</main>;
+  if (!loaded) return <main className="loading muted">Loading {name}…</main>;
   if ('error' in loaded) {
     return (
       <main className="empty-state">
-        <h2>Could not open “{flowId}”</h2>
+        <h2>Could not open “{name}”</h2>
         <p>{loaded.error}</p>
-        <a className="button" href="#/">
-          Back to all flows
+        <a className="button" href={runId ? '#/runs' : '#/'}>
+          {runId ? 'Back to all runs' : 'Back to all flows'}
         </a>
       </main>
     );
   }
   return (
-    <EditorStoreProvider init={{ flowId, version: loaded.version, graph: loaded.graph }}>
+    <EditorStoreProvider init={{ flowId: loaded.flowId, version: loaded.version, graph: loaded.graph }}>
       <ReactFlowProvider>
-        <EditorLayout theme={theme} runId={runId} />
+        <EditorLayout theme={theme} runId={runId} at={at} step={step} />
       </ReactFlowProvider>
     </EditorStoreProvider>
   );
 }
 
-function EditorLayout({ theme, runId }: { theme: Theme; runId: string | null }) {
+function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
   useLiveProblems();
-  const follow = useFollowRun();
+  const store = useEditorStoreApi();
+  const open = useOpenRun();
+  const hasRun = useEditor((state) => state.run !== null);
+  // `at` and `step` matter when the run opens; later ones come through the effect below.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opened once per run
   useEffect(() => {
-    if (runId) follow(runId);
-  }, [runId, follow]);
+    if (runId) open(runId, { at, step });
+  }, [runId, open]);
+  // Another permalink of the same run (a link in the page): move there without reloading.
+  useEffect(() => {
+    const state = store.getState();
+    if (!runId || state.run?.runId !== runId) return;
+    if (step !== undefined && step !== state.selectedStepId) state.selectRunStep(step);
+    if (at !== undefined) state.scrubToSeq(at);
+  }, [store, runId, at, step]);
+  usePermalinkSync(store, runId !== null);
   return (
     <main className="editor">
       <Toolbar />
+      {runId ? <RunHeader runId={runId} /> : null}
       <div className="editor-body">
         <Palette />
-        <Canvas colorMode={theme} />
+        <div className="canvas-column">
+          <Canvas colorMode={theme} />
+          {hasRun ? <RunDock runView={runId !== null} /> : null}
+        </div>
         <div className="side">
-          <Inspector />
+          <Inspector runView={runId !== null} />
           <ProblemsPanel />
           <RunPanel />
           <ComparePanel />

@@ -4,7 +4,7 @@
  * (a new version with the new name), duplicate, export (download its IR JSON) and delete.
  */
 import { type ChangeEvent, type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
-import { navigate } from '../components/route.ts';
+import { hrefOf, navigate } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import { ImportCodeButton } from '../export/ImportCodeButton.tsx';
 import { slugOf, starterFlow } from '../graph/starter.ts';
@@ -224,6 +224,13 @@ export function FlowListScreen() {
                 </a>
               )}
               <div className="flow-card-actions">
+                <a
+                  className="button ghost"
+                  href={hrefOf({ screen: 'runs', filters: { flow: flow.id } })}
+                  aria-label={`Runs of ${flow.name}`}
+                >
+                  Runs
+                </a>
                 <button
                   type="button"
                   className="button ghost"

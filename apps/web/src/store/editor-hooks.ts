@@ -17,9 +17,9 @@ export function useEditor<T>(selector: (state: EditorState) => T): T {
 
 export const useNodeStatus = (id: string) => useEditor((state) => state.run?.nodes[id]?.status ?? null);
 export const useNodeText = (id: string) => useEditor((state) => state.run?.nodes[id]?.text ?? '');
-/** Not reached yet while the run can still reach it (drawn dimmed as `queued`). */
+/** Not reached yet (at the scrubbed moment) while the run could still reach it: drawn dimmed as `queued`. */
 export const useNodeQueued = (id: string) =>
-  useEditor((state) => state.run !== null && runIsActive(state.run.state.status) && !state.run.nodes[id]);
+  useEditor((state) => state.run !== null && runIsActive(state.run.view.status) && !state.run.nodes[id]);
 export const useNodeDuration = (id: string) => useEditor((state) => state.run?.nodes[id]?.durationMs ?? null);
 /** The tool names called so far, newline-joined (a string, so the selector result is stable). */
 export const useNodeToolCalls = (id: string) => useEditor((state) => state.run?.nodes[id]?.toolCalls.join('\n') ?? '');

@@ -29,7 +29,8 @@ import { emptyHistory, type History, record, redo, undo } from '../graph/history
 import { autoLayout, type Size } from '../graph/layout.ts';
 import { renameStep } from '../graph/rename.ts';
 import type { CompareView } from './compare-view.ts';
-import { foldEvent, type NodeRun, nodeRunsOf } from './run-status.ts';
+import { type NodeRun, nodeOfStep, nodeRunsOf, stepOfNode } from './run-status.ts';
+import { RunTape } from './run-tape.ts';
 
 /** A problem shown in the problems panel and as a badge on its node. */
 export interface Problem {
@@ -40,8 +41,19 @@ export interface Problem {
 
 export interface LiveRun {
   runId: string;
+  /** The run as far as it has been followed: what the run panel, replay and compare read. */
   state: RunState;
+  /**
+   * The state after the scrubbed event — `state` itself while following the end: what the
+   * canvas, the timeline and the step inspector draw.
+   */
+  view: RunState;
+  /** Per graph node, what `view` did there. */
   nodes: Record<string, NodeRun>;
+  /** The scrubbed event's index in the loaded events, or null to follow the latest. */
+  cursor: number | null;
+  /** How many events are loaded (the tape grows; this says when). */
+  length: number;
 }
 
 export interface EditorState {
@@ -63,6 +75,11 @@ export interface EditorState {
   snapToGrid: boolean;
   problems: Problem[];
   run: LiveRun | null;
+  /**
+   * The run step the step inspector and the timeline show (`agent/llm#2`, `each[3]/pick`, a map
+   * item `each[3]`); its node is the selected node.
+   */
+  selectedStepId: string | null;
   /** Two runs or two flow versions compared on the canvas (marks per node), or none. */
   compare: CompareView | null;
 
@@ -105,6 +122,16 @@ export interface EditorState {
   markSaved(version: number): void;
   startRun(runId: string): void;
   applyRunEvent(event: RunEvent): void;
+  /** Appends a batch of the run's events (one update however many arrive together). */
+  appendRunEvents(events: readonly RunEvent[]): void;
+  /** Moves the scrubber to an event index; null or the last event follows the run again. */
+  setCursor(index: number | null): void;
+  /** Moves the scrubber to the event with this seq, now or as soon as it has been loaded. */
+  scrubToSeq(seq: number): void;
+  /** Selects a run step and the node it is drawn on (null: neither). */
+  selectRunStep(stepId: string | null): void;
+  /** The loaded events of the run on the canvas and the state after any of them. */
+  runTape(): RunTape | null;
   clearRun(): void;
   setCompare(view: CompareView | null): void;
 }
@@ -154,6 +181,26 @@ export function createEditorStore(init: EditorInit) {
         ...selectionOf(ids, get().selectedId),
       });
     };
+    // The run's events live outside the reactive state (they only grow); `run.length` says when.
+    let tape: RunTape | null = null;
+    let pendingSeq: number | null = null;
+    const nodeIdSet = () => new Set(get().graph.nodes.map((node) => node.id));
+    /** The run fields for a new tape length and cursor, recomputing only what moved. */
+    const runAt = (run: LiveRun, cursor: number | null, tapeChanged: boolean): LiveRun => {
+      if (!tape) return run;
+      const last = tape.length - 1;
+      const at = cursor === null || cursor >= last ? null : Math.max(-1, cursor);
+      const state = tapeChanged ? tape.stateAt(last) : run.state;
+      const view = at === null ? state : at === run.cursor ? run.view : tape.stateAt(at);
+      const nodes = view === run.view ? run.nodes : nodeRunsOf(view, nodeIdSet());
+      return { ...run, state, view, nodes, cursor: at, length: tape.length };
+    };
+    /** The inspected run step after the node selection became `selectedId`. */
+    const stepFor = (selectedId: string | null) => {
+      const { run, selectedStepId } = get();
+      if (!run || selectedId === null) return { selectedStepId: null };
+      return { selectedStepId: stepOfNode(run.state, selectedId, nodeIdSet(), selectedStepId) };
+    };
     return {
       ...init,
       selectedId: null,
@@ -166,13 +213,16 @@ export function createEditorStore(init: EditorInit) {
       snapToGrid: true,
       problems: [],
       run: null,
+      selectedStepId: null,
       compare: null,
 
-      select: (id) => set({ selectedId: id, selectedIds: id === null ? [] : [id], selectedEdgeIds: [] }),
+      select: (id) =>
+        set({ selectedId: id, selectedIds: id === null ? [] : [id], selectedEdgeIds: [], ...stepFor(id) }),
       setSelection: (nodeIds, edgeIds = get().selectedEdgeIds) => {
         const current = get();
         if (sameIds(nodeIds, current.selectedIds) && sameIds(edgeIds, current.selectedEdgeIds)) return;
-        set({ ...selectionOf(nodeIds, current.selectedId), selectedEdgeIds: edgeIds });
+        const selection = selectionOf(nodeIds, current.selectedId);
+        set({ ...selection, selectedEdgeIds: edgeIds, ...stepFor(selection.selectedId) });
       },
       appendStep: (type) => {
         const { selectedIds, selectedEdgeIds } = get();
@@ -249,20 +299,53 @@ export function createEditorStore(init: EditorInit) {
         set({ version, dirty: false, graph: saved });
       },
       // Another run on the canvas: a comparison of the previous one no longer holds.
-      startRun: (runId) =>
+      startRun: (runId) => {
+        tape = new RunTape();
+        pendingSeq = null;
+        const state = initialRunState();
         set({
-          run: { runId, state: initialRunState(), nodes: {} },
+          run: { runId, state, view: state, nodes: {}, cursor: null, length: 0 },
           ...(get().compare?.kind === 'runs' ? { compare: null } : {}),
-        }),
-      applyRunEvent: (event) => {
-        const run = get().run;
-        if (!run || event.runId !== run.runId) return;
-        const state = foldEvent(run.state, event);
-        if (state === run.state) return;
-        const ids = new Set(get().graph.nodes.map((node) => node.id));
-        set({ run: { runId: run.runId, state, nodes: nodeRunsOf(state, ids) } });
+        });
       },
-      clearRun: () => set({ run: null, ...(get().compare?.kind === 'runs' ? { compare: null } : {}) }),
+      applyRunEvent: (event) => get().appendRunEvents([event]),
+      appendRunEvents: (events) => {
+        const run = get().run;
+        if (!run || !tape) return;
+        if (tape.append(events.filter((event) => event.runId === run.runId)) === 0) return;
+        let cursor = run.cursor;
+        if (pendingSeq !== null && tape.lastSeq >= pendingSeq) {
+          cursor = tape.indexOfSeq(pendingSeq);
+          pendingSeq = null;
+        }
+        set({ run: runAt(run, cursor, true) });
+      },
+      setCursor: (index) => {
+        const run = get().run;
+        pendingSeq = null;
+        if (!run || !tape) return;
+        const next = runAt(run, index, false);
+        if (next.cursor !== run.cursor) set({ run: next });
+      },
+      scrubToSeq: (seq) => {
+        if (tape && tape.lastSeq >= seq) get().setCursor(tape.indexOfSeq(seq));
+        else pendingSeq = seq;
+      },
+      selectRunStep: (stepId) => {
+        const nodeId = stepId === null ? null : (nodeOfStep(stepId, nodeIdSet()) ?? null);
+        set({
+          selectedStepId: stepId,
+          selectedId: nodeId,
+          selectedIds: nodeId === null ? [] : [nodeId],
+          selectedEdgeIds: [],
+        });
+      },
+      runTape: () => tape,
+      clearRun: () => {
+        tape = null;
+        pendingSeq = null;
+        set({ run: null, selectedStepId: null, ...(get().compare?.kind === 'runs' ? { compare: null } : {}) });
+      },
       setCompare: (view) => set({ compare: view }),
     };
   });

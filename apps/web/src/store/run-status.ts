@@ -24,7 +24,20 @@ export function foldEvent(prev: RunState, event: RunEvent): RunState {
  * The candidate node ids of a run step id, innermost first. Segments with `#` are an llm's model
  * turns and tool calls (`llm#3`, `tool#1.0`), never nodes: they show on their llm's node.
  */
-export function nodeIdsOfStep(stepId: string): string[] {
+export function nodeIdsOfStep(stepId: string): readonly string[] {
+  // Asked for every step on every scrub of a run of thousands of steps: worth remembering.
+  let ids = nodeIdCache.get(stepId);
+  if (ids) return ids;
+  if (nodeIdCache.size >= NODE_ID_CACHE_SIZE) nodeIdCache.clear();
+  ids = parseNodeIds(stepId);
+  nodeIdCache.set(stepId, ids);
+  return ids;
+}
+
+const NODE_ID_CACHE_SIZE = 100_000;
+const nodeIdCache = new Map<string, readonly string[]>();
+
+function parseNodeIds(stepId: string): readonly string[] {
   return stepId
     .split('/')
     .filter((segment) => !segment.includes('#'))
@@ -37,6 +50,27 @@ export function nodeIdsOfStep(stepId: string): string[] {
     )
     .filter((segment) => segment !== '')
     .reverse();
+}
+
+/** The graph node a run step is drawn on (its innermost segment that is a node), if any. */
+export function nodeOfStep(stepId: string, nodeIds: ReadonlySet<string>): string | undefined {
+  return nodeIdsOfStep(stepId).find((id) => nodeIds.has(id));
+}
+
+/**
+ * The run step to inspect when a node is selected: `current` when it is drawn on that node (a
+ * turn of the selected agent stays selected), else the node's own step, else its first step
+ * (the first item of a map body). Null when the run never reached the node.
+ */
+export function stepOfNode(
+  state: Pick<RunState, 'order' | 'steps'>,
+  nodeId: string,
+  nodeIds: ReadonlySet<string>,
+  current: string | null,
+): string | null {
+  if (current !== null && nodeOfStep(current, nodeIds) === nodeId) return current;
+  if (stepOf(state, nodeId)) return nodeId;
+  return state.order.find((stepId) => nodeOfStep(stepId, nodeIds) === nodeId) ?? null;
 }
 
 export interface NodeRun {
@@ -133,7 +167,7 @@ function durationOf(state: RunState, stepIds: readonly string[], nodeId: string)
   let end = Number.NEGATIVE_INFINITY;
   let count = 0;
   for (const stepId of stepIds) {
-    if (nodeIdsOfStep(stepId)[0] !== nodeId || stepId.split('/').at(-1)?.includes('#')) continue;
+    if (nodeIdsOfStep(stepId)[0] !== nodeId || isTurnOrCall(stepId)) continue;
     const step = stepOf(state, stepId);
     if (!step) continue;
     if (step.status !== 'completed' && step.status !== 'failed') return null;
@@ -156,4 +190,9 @@ export function formatDuration(ms: number): string {
 /** Whether the run can still reach steps it has not started. */
 export function runIsActive(status: RunState['status'] | undefined): boolean {
   return status === 'running' || status === 'waiting';
+}
+
+/** A model turn or tool call of an agent (`agent/llm#3`, `agent/tool#1.0`): its last segment has a `#`. */
+function isTurnOrCall(stepId: string): boolean {
+  return stepId.lastIndexOf('#') > stepId.lastIndexOf('/');
 }

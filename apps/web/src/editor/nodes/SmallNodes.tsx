@@ -15,7 +15,7 @@ export const StartNode = memo(function StartNode(_: NodeProps<WeftNode>) {
 });
 
 export const EndNode = memo(function EndNode(_: NodeProps<WeftNode>) {
-  const status = useEditor((state) => state.run?.state.status ?? null);
+  const status = useEditor((state) => state.run?.view.status ?? null);
   return (
     <div className={`wf-terminal status-${status ?? 'idle'}`} data-testid="node-end" data-status={status ?? 'idle'}>
       <Handle type="target" position={Position.Top} />
