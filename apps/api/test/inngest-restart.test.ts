@@ -16,6 +16,7 @@ import { freePort } from '@weft/adapters/backends';
 import { type InngestDevServer, startInngestDevServer } from '@weft/adapters/inngest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FlowDoc } from '../src/server/test-support.ts';
+import { expectRunViewOfApproval } from './run-view-checks.ts';
 import { client, type Server, serve, shutdown } from './serve-process.ts';
 
 let inngest: InngestDevServer;
@@ -171,6 +172,8 @@ it('an approval waits across an API restart and resumes on the decision made thr
   expect(state.steps.gate?.output).toMatchObject({ approved: true, comment: 'ship it' });
   expect(hits.get('/before')).toBe(1);
   expect(hits.get('/after')).toBe(1);
+  // The run debugger reads the Inngest run like any other.
+  await expectRunViewOfApproval(viaB, runId, 'gate');
 }, 180_000);
 
 it('cancelling an inngest run through the API ends it as cancelled', async () => {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { connectTemporal, startTemporalDevServer, type TemporalDevServer } from '@weft/adapters/temporal';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { chattyFlow } from '../src/server/test-support.ts';
+import { expectRunViewOfApproval } from './run-view-checks.ts';
 import { client, type Server, serve, shutdown } from './serve-process.ts';
 
 let temporal: TemporalDevServer;
@@ -88,6 +89,8 @@ it('an approval waits across a server (and worker) restart and resumes on the AP
   // The model turn before the approval ran once: the new worker replayed it from history.
   expect(await scheduledCalls(runId, 'first/llm#1')).toBe(1);
   expect(await scheduledCalls(runId, 'second/llm#1')).toBe(1);
+  // The run debugger reads the Temporal run like any other.
+  await expectRunViewOfApproval(viaB, runId, 'gate');
 }, 180_000);
 
 it('cancelling a temporal run through the API ends it as cancelled', async () => {
