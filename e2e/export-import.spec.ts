@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Editor, openEditor, ROOT, SCREENSHOTS } from './support/app.ts';
+import { trpcCall } from './support/trpc.ts';
 
 const FLOW_ID = 'content-moderation';
 
@@ -43,21 +44,9 @@ describe('export a flow as TypeScript and import it back', () => {
     ).toEqual([]);
   });
 
-  /** A tRPC call over HTTP (no transformer: the input is the body, or `?input=` for a query). */
-  async function api<T>(path: string, input: unknown, method: 'GET' | 'POST' = 'GET'): Promise<T> {
-    const { app } = editor!;
-    const url =
-      method === 'GET'
-        ? `${app.api}/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`
-        : `${app.api}/trpc/${path}`;
-    const response = await fetch(url, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(method === 'POST' ? { body: JSON.stringify(input) } : {}),
-    });
-    const answer = (await response.json()) as { result?: { data: T }; error?: unknown };
-    if (!response.ok || !answer.result) throw new Error(`${path}: ${JSON.stringify(answer.error)}`);
-    return answer.result.data;
+  /** A tRPC call over HTTP to this spec's server. */
+  function api<T>(path: string, input: unknown, method: 'GET' | 'POST' = 'GET'): Promise<T> {
+    return trpcCall<T>(editor!.app.api, path, input, method);
   }
 
   async function scenario() {

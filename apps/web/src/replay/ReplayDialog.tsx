@@ -11,6 +11,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Dialog } from '../components/Dialog.tsx';
 import { navigate } from '../components/route.ts';
 import { BackendOptions, useBackends } from '../runs/use-backends.tsx';
+import { useLatestVersion } from '../runs/use-latest-version.ts';
 import { describeError, trpc } from '../trpc.ts';
 import { CheckpointModes } from './CheckpointModes.tsx';
 import { ReplayPreviewView } from './ReplayPreviewView.tsx';
@@ -25,22 +26,6 @@ import {
 } from './replay-form.ts';
 import { requestKey, useReplayPreview } from './use-replay-preview.ts';
 import './replay.css';
-
-/** The flow's latest saved version, for the "current version" choice. */
-function useLatestVersion(flowId: string): number | null {
-  const [version, setVersion] = useState<number | null>(null);
-  useEffect(() => {
-    let live = true;
-    trpc.flows.get
-      .query({ id: flowId })
-      .then((record) => live && setVersion(record.version))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [flowId]);
-  return version;
-}
 
 export function ReplayDialog({
   flowId,

@@ -5,6 +5,7 @@
  * ran, which is the version the canvas shows (runs are pinned).
  */
 import { useEffect, useState } from 'react';
+import { useLatestVersion } from '../runs/use-latest-version.ts';
 import { useEditor } from '../store/editor-hooks.ts';
 import { trpc } from '../trpc.ts';
 import { runHref, shortRunId } from './permalink.ts';
@@ -39,21 +40,6 @@ function useAncestors(runId: string | null): Crumb[] {
     };
   }, [runId]);
   return crumbs?.of === runId ? crumbs.list : [];
-}
-
-function useLatestVersion(flowId: string): number | null {
-  const [version, setVersion] = useState<number | null>(null);
-  useEffect(() => {
-    let live = true;
-    trpc.flows.get
-      .query({ id: flowId })
-      .then((record) => live && setVersion(record.version))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [flowId]);
-  return version;
 }
 
 export function RunHeader({ runId: opened }: { runId: string }) {
