@@ -12,6 +12,10 @@
  * - the runs screen: its first page (from the flow list until rows are drawn) and a search hit
  *   (Enter in the search box until the run is listed), each next to the same `runs.search`
  *   request made from the page, and the store's own query in this process next to a LIKE scan.
+ *   Then the same on PostgreSQL: a throwaway database (from DATABASE_URL, or
+ *   postgres://postgres@127.0.0.1:5432/test; dropped at the end) made by `openStore`, the same
+ *   runs copied into it in batches, `weft serve` started on it (DATABASE_URL), the runs screen's
+ *   first page and search hits measured again. No PostgreSQL reachable: said in the notes.
  *
  * Targets from issue 13: a 1,000-step run opens in under 1 s; scrubbing at 50+ fps; a search over
  * 100,000 runs answers in under 200 ms. Reported, not asserted: exit 0 on a miss, non-zero only
@@ -26,8 +30,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { type App, type Browser, ensureWebBuild, launchBrowser, startApp } from '../e2e/support/app.ts';
-import { openSqliteStore } from '../packages/adapters/src/store/index.ts';
+import { type App, type Browser, ensureWebBuild, launchBrowser, type Page, startApp } from '../e2e/support/app.ts';
+import { openSqliteStore, openStore, type RunStore } from '../packages/adapters/src/store/index.ts';
 import { type ApiRow, renderApiTable } from './lib/api-table.ts';
 import {
   apiSearchMs,
@@ -38,19 +42,30 @@ import {
   scrubTimes,
   searchHit,
 } from './lib/debugger-browser.ts';
-import { COMMON_WORD, FakeClock, RARE_WORD, random, writeRunList, writeStepRuns } from './lib/debugger-data.ts';
+import {
+  COMMON_WORD,
+  copyRunsToPostgres,
+  FakeClock,
+  type ListData,
+  RARE_WORD,
+  random,
+  writeRunList,
+  writeStepRuns,
+} from './lib/debugger-data.ts';
 import { median } from './lib/measure.ts';
+import { type BenchDatabase, createBenchDatabase, DEFAULT_PG_URL } from './lib/postgres.ts';
 
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     runs: { type: 'string' },
+    'no-pg': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
-  console.log('usage: node bench/debugger.ts [--quick] [--runs N] [--keep]');
+  console.log('usage: node bench/debugger.ts [--quick] [--runs N] [--keep] [--no-pg]');
   process.exit(0);
 }
 
@@ -86,9 +101,11 @@ async function medianOf(rounds: number, once: () => Promise<number>): Promise<nu
 const dir = mkdtempSync(join(tmpdir(), 'weft-bench-debugger-'));
 let app: App | undefined;
 let browser: Browser | undefined;
+let database: BenchDatabase | undefined;
 const stop = async () => {
   await browser?.close().catch(() => undefined);
   await app?.stop();
+  await database?.drop().catch((error: Error) => console.error(`dropping the bench database: ${error.message}`));
   if (!args.keep) rmSync(dir, { recursive: true, force: true });
 };
 process.once('SIGINT', () => void stop().then(() => process.exit(130)));
@@ -125,8 +142,7 @@ try {
   }
 
   // 2. The store's own search, in this process, next to a scan without an index.
-  const storeMs = async (query: Parameters<typeof store.searchRuns>[0]) =>
-    medianOf(ROUNDS, async () => (await timed(() => store.searchRuns(query)))[1]);
+  const storeMs = (query: Parameters<RunStore['searchRuns']>[0]) => storeSearchMs(store, query);
   const rawDb = new DatabaseSync(join(dir, 'weft.db'), { readOnly: true });
   const like = rawDb.prepare(
     'select id from runs where input like ? or output like ? order by created_at desc, id desc limit 100',
@@ -140,7 +156,7 @@ try {
   const storeRare = await storeMs({ text: RARE_WORD, rootOnly: true, limit: 100 });
   rows.push({
     id: 'S1',
-    what: `store.searchRuns, a word in 1 of ${LIST_RUNS.toLocaleString('en-US')} runs (in process)`,
+    what: `SQLite: store.searchRuns, a word in 1 of ${LIST_RUNS.toLocaleString('en-US')} runs (in process)`,
     unit: 'ms',
     value: storeRare,
     baseline: likeMs,
@@ -149,7 +165,7 @@ try {
   });
   rows.push({
     id: 'S2',
-    what: 'store.searchRuns, first page, no filter (in process)',
+    what: 'SQLite: store.searchRuns, first page, no filter (in process)',
     unit: 'ms',
     value: await storeMs({ rootOnly: true, limit: 100 }),
   });
@@ -230,49 +246,8 @@ try {
       `no slider named "Event position" in the run view yet (${[...fallbackSlider].join(', ')}): measured on its range input`,
     );
 
-  // 5. The runs screen.
-  progress('runs screen');
-  await home();
-  const probe = await apiSearchMs(page, { rootOnly: true, limit: 1 });
-  if (probe.rows < 0) throw new Skip('the server has no runs.search yet: the runs screen is not measured');
-  const api = (input: Record<string, unknown>) => medianOf(ROUNDS, async () => (await apiSearchMs(page, input)).ms);
-  await home();
-  const firstPage = await medianOf(ROUNDS, async () => {
-    await home();
-    return (await openRunsScreen(page, '#/runs', 30_000)).ms;
-  });
-  rows.push({
-    id: 'L1',
-    what: `runs screen, first page of ${LIST_RUNS.toLocaleString('en-US')} runs`,
-    unit: 'ms',
-    value: firstPage,
-    baseline: await api({ rootOnly: true, limit: 100 }),
-    baselineWhat: '(runs.search only)',
-  });
-  const search = async (word: string, expect: string) =>
-    medianOf(ROUNDS, async () => {
-      await home();
-      await openRunsScreen(page, '#/runs', 30_000);
-      return (await searchHit(page, word, expect, 30_000)).ms;
-    });
-  rows.push({
-    id: 'L2',
-    what: `search hit: a word in 1 of ${LIST_RUNS.toLocaleString('en-US')} runs`,
-    unit: 'ms',
-    value: await search(RARE_WORD, list.rareRunId),
-    baseline: await api({ text: RARE_WORD, rootOnly: true, limit: 100 }),
-    baselineWhat: '(runs.search only)',
-    target: { below: TARGET_SEARCH_MS },
-  });
-  rows.push({
-    id: 'L3',
-    what: `search hit: a word in ${list.commonRuns.toLocaleString('en-US')} runs (first page)`,
-    unit: 'ms',
-    value: await search(COMMON_WORD, list.newestCommonRunId),
-    baseline: await api({ text: COMMON_WORD, rootOnly: true, limit: 100 }),
-    baselineWhat: '(runs.search only)',
-    target: { below: TARGET_SEARCH_MS },
-  });
+  // 5. The runs screen, on SQLite.
+  await measureRunsScreen('SQLite', home, page, list);
 
   // Virtualised: scrolled through many pages, the DOM still holds about a screenful of rows.
   await home();
@@ -289,6 +264,41 @@ try {
   notes.push(
     `runs screen scrolled to its end 40 times: about ${loaded.toLocaleString('en-US')} runs loaded, ${domRows} rows in the DOM`,
   );
+
+  // 6. The same runs on PostgreSQL: the runs screen again, `weft serve` on DATABASE_URL.
+  if (args['no-pg']) notes.push('PostgreSQL: not measured (--no-pg)');
+  else {
+    try {
+      database = await createBenchDatabase(process.env.DATABASE_URL || DEFAULT_PG_URL);
+    } catch (error) {
+      notes.push(`PostgreSQL: not measured, no server (${(error as Error).message})`);
+    }
+  }
+  if (database) {
+    await app.stop();
+    app = undefined;
+    progress('PostgreSQL: copying the runs');
+    const pgStore = await openStore({ url: database.url });
+    const [copied, copyMs] = await timed(() => copyRunsToPostgres(join(dir, 'weft.db'), database!.url));
+    notes.push(
+      `PostgreSQL ${database.serverVersion}: ${(copied.runs ?? 0).toLocaleString('en-US')} runs copied from the SQLite ` +
+        `store in ${(copyMs / 1000).toFixed(1)} s (batched INSERT … unnest, then ANALYZE); run logs not copied`,
+    );
+    rows.push({
+      id: 'S3',
+      what: `PostgreSQL: store.searchRuns, a word in 1 of ${LIST_RUNS.toLocaleString('en-US')} runs (in process)`,
+      unit: 'ms',
+      value: await storeSearchMs(pgStore, { text: RARE_WORD, rootOnly: true, limit: 100 }),
+      target: { below: TARGET_SEARCH_MS },
+    });
+    await pgStore.close();
+    app = await startApp({
+      dataDir: dir,
+      env: { WEFT_LOG_LEVEL: 'warn', DATABASE_URL: database.url },
+      timeoutMs: 120_000,
+    });
+    await measureRunsScreen('PostgreSQL', home, page, list);
+  }
   if (errors.length > 0) notes.push(`page errors: ${errors.slice(0, 3).join(' | ')}`);
   report();
 } catch (error) {
@@ -302,6 +312,63 @@ try {
   }
 } finally {
   await stop();
+}
+
+function storeSearchMs(store: RunStore, query: Parameters<RunStore['searchRuns']>[0]): Promise<number> {
+  return medianOf(ROUNDS, async () => (await timed(() => store.searchRuns(query)))[1]);
+}
+
+/** The runs screen's first page and search hits, each next to the same `runs.search` request alone. */
+async function measureRunsScreen(
+  dialect: 'SQLite' | 'PostgreSQL',
+  home: () => Promise<void>,
+  page: Page,
+  list: ListData,
+): Promise<void> {
+  progress(`runs screen (${dialect})`);
+  const id = dialect === 'SQLite' ? 'L' : 'P';
+  await home();
+  const probe = await apiSearchMs(page, { rootOnly: true, limit: 1 });
+  if (probe.rows < 0) throw new Skip('the server has no runs.search yet: the runs screen is not measured');
+  const api = (input: Record<string, unknown>) => medianOf(ROUNDS, async () => (await apiSearchMs(page, input)).ms);
+  await home();
+  const firstPage = await medianOf(ROUNDS, async () => {
+    await home();
+    return (await openRunsScreen(page, '#/runs', 30_000)).ms;
+  });
+  rows.push({
+    id: `${id}1`,
+    what: `${dialect}: runs screen, first page of ${LIST_RUNS.toLocaleString('en-US')} runs`,
+    unit: 'ms',
+    value: firstPage,
+    baseline: await api({ rootOnly: true, limit: 100 }),
+    baselineWhat: '(runs.search only)',
+    target: { below: TARGET_SEARCH_MS },
+  });
+  const search = async (word: string, expect: string) =>
+    medianOf(ROUNDS, async () => {
+      await home();
+      await openRunsScreen(page, '#/runs', 30_000);
+      return (await searchHit(page, word, expect, 30_000)).ms;
+    });
+  rows.push({
+    id: `${id}2`,
+    what: `${dialect}: search hit, a word in 1 of ${LIST_RUNS.toLocaleString('en-US')} runs`,
+    unit: 'ms',
+    value: await search(RARE_WORD, list.rareRunId),
+    baseline: await api({ text: RARE_WORD, rootOnly: true, limit: 100 }),
+    baselineWhat: '(runs.search only)',
+    target: { below: TARGET_SEARCH_MS },
+  });
+  rows.push({
+    id: `${id}3`,
+    what: `${dialect}: search hit, a word in ${list.commonRuns.toLocaleString('en-US')} runs (first page)`,
+    unit: 'ms',
+    value: await search(COMMON_WORD, list.newestCommonRunId),
+    baseline: await api({ text: COMMON_WORD, rootOnly: true, limit: 100 }),
+    baselineWhat: '(runs.search only)',
+    target: { below: TARGET_SEARCH_MS },
+  });
 }
 
 function report() {

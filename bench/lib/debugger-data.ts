@@ -11,7 +11,10 @@
  * - The runs list: `count` small llm runs spread over 30 days, 20 flows × 3 versions, mixed
  *   status and backend, some child runs, searchable text in input, output and error, with one
  *   planted rare word (one run) and one common word (~1% of runs).
+ * - The same runs list in PostgreSQL (copyRunsToPostgres): the SQLite store's rows, batch-inserted.
  */
+import { createRequire } from 'node:module';
+import { DatabaseSync, type SQLOutputValue } from 'node:sqlite';
 import { createExecutorRegistry } from '../../packages/adapters/src/executors/index.ts';
 import type { RunStore } from '../../packages/adapters/src/store/index.ts';
 import {
@@ -335,4 +338,70 @@ export async function writeRunList(
     if ((i + 1) % 5000 === 0) progress(i + 1);
   }
   return { count, rareRunId, commonRuns, newestCommonRunId };
+}
+
+type PgClient = {
+  connect(): Promise<void>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+};
+// `pg` is a dependency of @weft/adapters, not of the workspace root (as in bench/lib/postgres.ts).
+const pg = createRequire(new URL('../../packages/adapters/package.json', import.meta.url))('pg') as {
+  Client: new (config: { connectionString: string }) => PgClient;
+};
+
+/** What the runs screen reads (the run log is laid out differently per dialect and not copied). */
+const COPIED_TABLES = ['flows', 'flow_versions', 'runs', 'run_usage'] as const;
+
+/**
+ * The same runs in PostgreSQL: the rows the SQLite store wrote (above) copied into a PostgreSQL
+ * store whose schema `openStore` has made, as bench/debugger-store.ts fills it — one
+ * `INSERT … SELECT FROM unnest(arrays)` per batch, the store's triggers indexing as rows go in —
+ * then ANALYZE (autovacuum would). Seconds, where writing them through `commit` would take many
+ * minutes. Returns the rows copied per table.
+ */
+export async function copyRunsToPostgres(sqlitePath: string, pgUrl: string, batch = 5_000) {
+  const sqlite = new DatabaseSync(sqlitePath, { readOnly: true });
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  const copied: Record<string, number> = {};
+  try {
+    for (const table of COPIED_TABLES) {
+      const types = new Map(
+        (
+          await client.query(
+            `select column_name, udt_name from information_schema.columns
+             where table_schema = current_schema() and table_name = $1 and is_generated = 'NEVER'`,
+            [table],
+          )
+        ).rows.map((row) => [String(row.column_name), String(row.udt_name)]),
+      );
+      const columns = (sqlite.prepare('select name from pragma_table_info(?)').all(table) as { name: string }[])
+        .map((column) => column.name)
+        .filter((name) => types.has(name));
+      const insert = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns
+        .map((name, i) => `$${i + 1}::${types.get(name)}[]`)
+        .join(', ')})`;
+      let rows: Record<string, SQLOutputValue>[] = [];
+      const flush = async () => {
+        if (rows.length === 0) return;
+        await client.query(
+          insert,
+          columns.map((name) => rows.map((row) => row[name] ?? null)),
+        );
+        copied[table] = (copied[table] ?? 0) + rows.length;
+        rows = [];
+      };
+      for (const row of sqlite.prepare(`select ${columns.join(', ')} from ${table}`).iterate()) {
+        rows.push(row as Record<string, SQLOutputValue>);
+        if (rows.length >= batch) await flush();
+      }
+      await flush();
+    }
+    await client.query('analyze');
+  } finally {
+    await client.end();
+    sqlite.close();
+  }
+  return copied;
 }
