@@ -1,5 +1,6 @@
 import type { StepStatus } from '@weft/engine';
 import { memo } from 'react';
+import { stepInfo } from '../../graph/step-catalog.ts';
 import { formatDuration } from '../../store/run-status.ts';
 
 /** A node's live status; `queued` is a step the active run has not reached yet. */
@@ -44,7 +45,10 @@ export const ToolCalls = memo(function ToolCalls({ calls }: { calls: string }) {
   const label = `${names.length} tool call${names.length === 1 ? '' : 's'}`;
   return (
     <div className="wf-tools" data-testid="node-tool-calls" title={names.join(', ')}>
-      <span className="wf-tools-count">🛠 {label}</span>
+      {/* The tool step's own glyph: an emoji has no font on a Debian machine and draws as a box. */}
+      <span className="wf-tools-count">
+        {stepInfo('tool')?.icon} {label}
+      </span>
       <span className="wf-tools-names mono">{distinct.join(', ')}</span>
     </div>
   );
