@@ -31,32 +31,15 @@ export const searchInput = z.object({
 
 export type SearchInput = z.infer<typeof searchInput>;
 
-/** One run as a list shows it. */
-export interface RunSummary {
-  id: string;
-  flowId: string;
-  flowVersion: number;
-  status: RunStatus;
-  backend: string;
-  /** The input's JSON text, cut short (a list stays small); the whole run is `runs.get`. */
-  inputPreview: string;
-  outputPreview: string | null;
-  error: RunListItem['error'];
-  parentRunId: string | null;
-  parentStepId: string | null;
-  replayOf: { runId: string; checkpoint: string } | null;
-  hasFixtures: boolean;
-  createdAt: number;
-  updatedAt: number;
+/** One run as a list shows it: the store's list item, with its end and usage turned into duration and cost. */
+export type RunSummary = Omit<RunListItem, 'endedAt' | 'usage'> & {
   /** Created → ended; null while the run has not ended. */
   durationMs: number | null;
-  /** Null for a run stored before tokens were counted. */
-  tokens: { input: number; output: number } | null;
   /** Null when the run's tokens are unknown, or it had paid turns and none could be priced. */
   costUsd: number | null;
   /** Models with tokens but no known price: their cost is not in `costUsd`. */
   unpricedModels: string[];
-}
+};
 
 export const DEFAULT_PAGE = 50;
 
