@@ -14,7 +14,18 @@ export * from './interpreter/host.ts';
 export { interpret } from './interpreter/interpret.ts';
 export { compareFlows, type FlowComparison, type FlowStepChange, flowStepsInOrder } from './ir/compare-flows.ts';
 export * from './ir/duration.ts';
-export { type Flow, type FlowTool, flowSchema, IR_VERSION } from './ir/flow.ts';
+export {
+  type ChatSettings,
+  chatSettingsSchema,
+  FIRST_TOOL_CALL,
+  type Flow,
+  type FlowTool,
+  flowSchema,
+  HANDOFF_TARGETS,
+  type Handoff,
+  handoffSchema,
+  IR_VERSION,
+} from './ir/flow.ts';
 export { checkInput, type InputIssue, pointerSegments } from './ir/input-schema.ts';
 export { MIGRATIONS, type Migration, migrateFlow } from './ir/migrate.ts';
 export * from './json.ts';

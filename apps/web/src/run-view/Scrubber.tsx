@@ -38,6 +38,8 @@ export function describeEvent(event: RunEvent): string {
       return `${event.stepId} ${event.approved ? 'approved' : 'rejected'}${event.by ? ` by ${event.by}` : ''}`;
     case 'child.started':
       return `${event.stepId} started child run ${event.childRunId}`;
+    case 'run.handed-off':
+      return `handed off from ${event.from} to ${event.to} at ${event.checkpoint}`;
     case 'run.completed':
       return 'run completed';
     case 'run.failed':

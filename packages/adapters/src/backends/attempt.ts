@@ -11,6 +11,7 @@ import {
   hashCall,
   type Json,
   NonRetryableError,
+  type RunEventInput,
   retryDelayMs,
   type StepCall,
   toErrorInfo,
@@ -32,6 +33,18 @@ export interface AttemptContext {
   /** The engine cancelled the attempt (its run was cancelled, the worker shuts down). */
   cancelled: AbortSignal;
   emitDelta: (text: string) => void;
+}
+
+/**
+ * An attempt's `emitDelta`: each piece of streamed text as a `step.delta` event with its offset
+ * in the attempt's text. Make one per attempt: a retry's text starts again at offset 0.
+ */
+export function deltaEmitter(stepId: string, write: (event: RunEventInput) => void): (text: string) => void {
+  let offset = 0;
+  return (text) => {
+    write({ type: 'step.delta', stepId, text, offset });
+    offset += text.length;
+  };
 }
 
 export async function attemptCall(

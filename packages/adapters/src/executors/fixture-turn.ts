@@ -12,15 +12,33 @@ import {
   NonRetryableError,
   toJson,
 } from '@weft/engine';
+import { abortableDelay } from '../backends/timing.ts';
 import type { ExecutorContext } from './types.ts';
 
-export function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): ModelTurnOutput {
-  const output = turnFromFixture(input.fixture as FixtureTurn, {
-    where: `fixture for step "${input.stepId}" turn ${input.turn}`,
-    turn: input.turn,
-    schema: input.schema,
-  });
-  if (output.text !== '') ctx.emitDelta(output.text);
+const MAX_STREAM_MS = 60_000;
+
+export async function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): Promise<ModelTurnOutput> {
+  const fixture = input.fixture as FixtureTurn;
+  const where = `fixture for step "${input.stepId}" turn ${input.turn}`;
+  const output = turnFromFixture(fixture, { where, turn: input.turn, schema: input.schema });
+  const { streamMs } = fixture;
+  if (streamMs !== undefined && (typeof streamMs !== 'number' || !(streamMs >= 0 && streamMs <= MAX_STREAM_MS))) {
+    throw new NonRetryableError(`${where}: streamMs must be a number of milliseconds from 0 to ${MAX_STREAM_MS}`);
+  }
+  if (output.text === '') return output;
+  if (!streamMs) {
+    ctx.emitDelta(output.text);
+    return output;
+  }
+  // Word by word (each with the spaces before it), evenly over streamMs.
+  const words = output.text.match(/\s*\S+/g) ?? [output.text];
+  const pause = streamMs / words.length;
+  for (const word of words) {
+    await abortableDelay(pause, ctx.signal);
+    ctx.emitDelta(word);
+  }
+  const rest = output.text.slice(words.join('').length);
+  if (rest !== '') ctx.emitDelta(rest);
   return output;
 }
 

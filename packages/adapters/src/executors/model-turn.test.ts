@@ -127,6 +127,19 @@ describe('fixtures', () => {
     expect(output.text).toBe('{"priority":"low"}');
   });
 
+  it('stream a recorded answer word by word over streamMs', async () => {
+    const started = performance.now();
+    const { output, deltas } = await run(turn({ fixture: { text: 'One two  three four. ', streamMs: 80 } }));
+    expect(deltas).toEqual(['One', ' two', '  three', ' four.', ' ']);
+    expect(deltas.join('')).toBe(output.text);
+    // Paced, not all at once (a lower bound only: a slow machine is later, never sooner).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it('refuse a streamMs that is not a sane number of milliseconds, naming it', async () => {
+    await expect(run(turn({ fixture: { text: 'x', streamMs: 1e9 } }))).rejects.toThrow(/streamMs must be/);
+  });
+
   it('give an empty turn the SDK shape: no text, no message', async () => {
     const { output, deltas } = await run(turn({ fixture: {} }));
     expect(output).toMatchObject({ text: '', toolCalls: [], responseMessages: [], finishReason: 'stop' });

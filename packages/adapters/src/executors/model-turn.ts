@@ -49,7 +49,7 @@ export class ModelCallError extends WeftError {
 }
 
 export async function executeModelTurn(input: ModelTurnInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
-  if (input.fixture) return fixtureTurn(input, ctx) as unknown as Json;
+  if (input.fixture) return (await fixtureTurn(input, ctx)) as unknown as Json;
   const resolved = await deps.models.resolve(input.model);
   const batcher = new DeltaBatcher((text) => ctx.emitDelta(text), DELTA_INTERVAL_MS);
   try {

@@ -20,7 +20,7 @@ import {
 } from '@weft/engine';
 import type { Inngest, InngestFunction } from 'inngest';
 import { RetryAfterError } from 'inngest';
-import { attemptCall, journalCall } from '../backends/attempt.ts';
+import { attemptCall, deltaEmitter, journalCall } from '../backends/attempt.ts';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { prepareChildRun } from '../backends/run-rows.ts';
@@ -85,9 +85,9 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
       const result = (await step.run(id, async () => {
         await reporter.flush();
         const attempt = ctx.attempt + 1;
-        const emitDelta = (text: string) => {
-          void reportRunEvents(store, runId, [{ type: 'step.delta', stepId: id, text }]).catch(() => undefined);
-        };
+        const emitDelta = deltaEmitter(id, (event) => {
+          void reportRunEvents(store, runId, [event]).catch(() => undefined);
+        });
         const outcome = await attemptCall(ctx.executors, call, policy, {
           runId,
           stepId: id,

@@ -20,6 +20,7 @@ import {
   type StepHost,
   toErrorInfo,
 } from '@weft/engine';
+import { deltaEmitter } from '../backends/attempt.ts';
 import { childSeed, seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
@@ -100,8 +101,8 @@ export class InProcessHost implements StepHost {
     if (recorded) return recorded.value;
     this.#checkCancelled();
     const { executors, signal, runId } = this.#deps;
-    const emitDelta = (text: string) => this.emit({ type: 'step.delta', stepId: id, text });
     for (let attempt = 1; ; attempt++) {
+      const emitDelta = deltaEmitter(id, (event) => this.emit(event));
       const attemptSignal =
         policy.timeoutMs === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(policy.timeoutMs)]);
       try {

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure, activityInfo, cancellationSignal, heartbeat } from '@temporalio/activity';
 import type { CallPolicy, Json, RunEventInput, StepCall } from '@weft/engine';
-import { attemptCall, journalCall } from '../backends/attempt.ts';
+import { attemptCall, deltaEmitter, journalCall } from '../backends/attempt.ts';
 import type { FlowSource } from '../backends/flow-source.ts';
 import { finishExternalRun, prepareChildRun } from '../backends/run-rows.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
@@ -33,9 +33,9 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
     async executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json> {
       const { attempt } = activityInfo();
       const cancelled = cancellationSignal();
-      const emitDelta = (text: string) => {
-        void report(runId, [{ type: 'step.delta', stepId, text }]).catch(() => undefined);
-      };
+      const emitDelta = deltaEmitter(stepId, (event) => {
+        void report(runId, [event]).catch(() => undefined);
+      });
       // Heartbeats tell Temporal the worker is alive: when it dies, the attempt times out after
       // the workflow's heartbeatTimeout (not the whole startToClose) and is retried elsewhere.
       heartbeat();

@@ -23,7 +23,12 @@ export function isRunEndEvent(event: Pick<RunEventInput, 'type'>): boolean {
 export type RunEventInput =
   | { type: 'run.started'; flowId: string; flowVersion: number; input: Json; backend: string; parentRunId?: string }
   | { type: 'step.started'; stepId: string; stepType: string; parentId?: string; input?: Json }
-  | { type: 'step.delta'; stepId: string; text: string }
+  /**
+   * Streamed text of a model turn. `offset`: where `text` starts in the attempt's text; an attempt
+   * that starts again (a retry, a resume after a crash) starts again at 0, so a reader can tell
+   * text it already has from new text.
+   */
+  | { type: 'step.delta'; stepId: string; text: string; offset?: number }
   /** `reused`: answered from the run's seed (a replay's source run, a test case), not executed. */
   | { type: 'step.completed'; stepId: string; output: Json; usage?: TokenUsage; reused?: true }
   | { type: 'step.failed'; stepId: string; error: ErrorInfo; reused?: true }
@@ -38,6 +43,8 @@ export type RunEventInput =
       timedOut: boolean;
     }
   | { type: 'child.started'; stepId: string; childRunId: string; flowId: string }
+  /** The run left the in-process runner at `checkpoint` and continues on `to` (flow `handoff`). */
+  | { type: 'run.handed-off'; from: string; to: string; checkpoint: string }
   | { type: 'run.completed'; output: Json }
   | { type: 'run.failed'; error: ErrorInfo }
   | { type: 'run.cancelled'; reason?: string };
@@ -55,6 +62,7 @@ export type RunEvent = RunEventInput & { runId: string; seq: number; at: number 
 export function eventKey(event: RunEventInput): string | null {
   switch (event.type) {
     case 'run.started':
+    case 'run.handed-off':
     case 'run.completed':
     case 'run.failed':
     case 'run.cancelled':

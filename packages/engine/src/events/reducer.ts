@@ -41,7 +41,10 @@ export interface RunState {
   status: RunStatus;
   flowId: string | null;
   flowVersion: number | null;
+  /** The engine the run is on now (after a hand-off, the one it continued on). */
   backend: string | null;
+  /** Where the run left the in-process runner for a durable engine, if it did. */
+  handoff: { from: string; to: string; checkpoint: string; seq: number } | null;
   input: Json;
   output: Json;
   error: ErrorInfo | null;
@@ -64,6 +67,7 @@ export function initialRunState(): RunState {
     flowId: null,
     flowVersion: null,
     backend: null,
+    handoff: null,
     input: null,
     output: null,
     error: null,
@@ -101,8 +105,15 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
       step.startedAt = at;
       break;
     }
-    case 'step.delta':
-      ensureStep(state, event.stepId, 'model-turn', null).text += event.text;
+    case 'step.delta': {
+      const step = ensureStep(state, event.stepId, 'model-turn', null);
+      // An attempt that started again (offset back at 0) replaces the text it streamed before.
+      step.text = event.offset === undefined ? step.text + event.text : step.text.slice(0, event.offset) + event.text;
+      break;
+    }
+    case 'run.handed-off':
+      state.backend = event.to;
+      state.handoff = { from: event.from, to: event.to, checkpoint: event.checkpoint, seq: state.seq };
       break;
     case 'step.completed': {
       const step = ensureStep(state, event.stepId, 'unknown', null);

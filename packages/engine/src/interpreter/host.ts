@@ -22,6 +22,11 @@ export interface FixtureTurn {
   toolCalls?: { tool: string; args: Json }[];
   object?: Json;
   usage?: TokenUsage;
+  /**
+   * Replays the text as word-sized deltas spread over this many milliseconds (at most 60,000),
+   * so a recorded turn streams at a model's pace in demos and tests; default: all at once.
+   */
+  streamMs?: number;
 }
 
 /** Recorded turns per `llm` step: keyed by the full step path ("each[2]/summarize") or the step id. */

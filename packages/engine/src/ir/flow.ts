@@ -31,6 +31,31 @@ export const flowToolSchema = z.strictObject({
 });
 export type FlowTool = z.infer<typeof flowToolSchema>;
 
+/** The engines a run can be handed off to (the in-process runner hands off; it is never a target). */
+export const HANDOFF_TARGETS = ['temporal', 'inngest'] as const;
+/** The hand-off point that means "the first tool call" (an agent's, or a `tool` step's). */
+export const FIRST_TOOL_CALL = 'first-tool-call';
+
+/**
+ * A run that starts on the in-process runner (first tokens in milliseconds) and, at `at`,
+ * continues on a durable engine with its journal so far (DESIGN.md, hand-off): `at` is
+ * "first-tool-call" or a step id, the first checkpointed call at or inside that step.
+ */
+export const handoffSchema = z.strictObject({
+  to: z.enum(HANDOFF_TARGETS),
+  at: z.string().min(1),
+});
+export type Handoff = z.infer<typeof handoffSchema>;
+
+/** How the flow serves a chat (`POST /api/chat/<flowId>`); see the API's chat module. */
+export const chatSettingsSchema = z.strictObject({
+  /** `llm` steps whose text streams to the chat as text parts (default: the last one). */
+  textSteps: z.array(z.string().min(1)).optional(),
+  /** An input property that receives the last user message's text (besides `input.messages`). */
+  messageInput: z.string().min(1).optional(),
+});
+export type ChatSettings = z.infer<typeof chatSettingsSchema>;
+
 export const flowSchema = z.strictObject({
   irVersion: z.literal(IR_VERSION),
   id: flowIdSchema,
@@ -44,6 +69,9 @@ export const flowSchema = z.strictObject({
   /** Expr or object of Exprs; default: the last step's output. */
   output: valueSchema.optional(),
   tools: z.record(toolNameSchema, flowToolSchema).optional(),
+  /** Start in-process, continue on a durable engine at a point (a run may say it too). */
+  handoff: handoffSchema.optional(),
+  chat: chatSettingsSchema.optional(),
   /** Layout for the editor. The engine never reads it. */
   ui: z.record(z.string(), z.unknown()).optional(),
 });

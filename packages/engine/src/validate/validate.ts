@@ -5,7 +5,7 @@
  */
 
 import { parseFlowRef } from '../interpreter/flow-ref.ts';
-import { type Flow, flowSchema } from '../ir/flow.ts';
+import { FIRST_TOOL_CALL, type Flow, flowSchema } from '../ir/flow.ts';
 import { inputSchemaIssues } from '../ir/input-schema.ts';
 import { migrateFlow } from '../ir/migrate.ts';
 import { checkJsonShape, formatLongPath, MAX_DOCUMENT_DEPTH } from '../json-shape.ts';
@@ -108,7 +108,43 @@ function checkStructure(flow: Flow, options: ValidateOptions): ValidationIssue[]
     });
   };
   visit(flow.steps, ['steps']);
+  checkFlowSettings(flow, seen, issues);
   return issues;
+}
+
+/** `handoff.at` and `chat.textSteps` name steps of this flow; `chat.messageInput` an input property. */
+function checkFlowSettings(flow: Flow, stepIds: ReadonlyMap<string, string>, issues: ValidationIssue[]): void {
+  if (flow.handoff && flow.handoff.at !== FIRST_TOOL_CALL && !stepIds.has(flow.handoff.at)) {
+    issues.push({
+      stepId: null,
+      path: 'handoff.at',
+      message: `'${flow.handoff.at}' is neither "${FIRST_TOOL_CALL}" nor a step of this flow`,
+    });
+  }
+  const llmIds = new Set<string>();
+  const collect = (steps: readonly Step[]) => {
+    for (const step of steps) {
+      if (step.type === 'llm') llmIds.add(step.id);
+      for (const list of childLists(step)) collect(list.steps);
+    }
+  };
+  collect(flow.steps);
+  flow.chat?.textSteps?.forEach((id, index) => {
+    if (!llmIds.has(id))
+      issues.push({
+        stepId: null,
+        path: formatPath(['chat', 'textSteps', index]),
+        message: `'${id}' is not an llm step of this flow`,
+      });
+  });
+  const property = flow.chat?.messageInput;
+  const declared = (flow.input as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (property !== undefined && declared !== undefined && !Object.hasOwn(declared, property))
+    issues.push({
+      stepId: null,
+      path: 'chat.messageInput',
+      message: `the input schema has no property '${property}'`,
+    });
 }
 
 /** The type's own checks (its manifest's `check`), reported at the step's path. */

@@ -205,6 +205,8 @@ function detail(event: RunEvent): string {
       return `${event.timedOut ? 'timed out, ' : ''}${event.approved ? 'approved' : 'rejected'}${event.by ? ` by ${event.by}` : ''}`;
     case 'child.started':
       return `${event.childRunId} (${event.flowId})`;
+    case 'run.handed-off':
+      return `${event.from} → ${event.to} at ${event.checkpoint}`;
     case 'run.completed':
       return preview(event.output, 50);
     case 'run.cancelled':
