@@ -80,8 +80,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!options.store) await store.close().catch(() => undefined);
     throw error;
   }
+  // Late-bound: the service that knows the target engines is built after the runner.
+  let service: RunService | undefined;
   const runner = new InProcessRunner({
     store,
+    handOff: async (to, run) => {
+      if (!service) throw new Error(`run ${run.runId} hands off to ${to} before the runtime is open`);
+      await service.backend(to).start(run);
+    },
     executors: executors(),
     flows,
     tools,
@@ -100,7 +106,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await store.close().catch(() => undefined);
     throw error;
   }
-  const service = new RunService({
+  service = new RunService({
     store,
     backends,
     flows,

@@ -76,6 +76,13 @@ export interface ConformanceAdapter {
    * activities, Inngest's run trace), where the test can read one: proof that a replay's reused ones were not.
    */
   engineCalls?(runId: string): Promise<string[]>;
+  /**
+   * Starts a run on the in-process runner beside this (external) backend, in the same store and
+   * service, handing off to this backend at `handOffAt` when given (`RunService.start` with
+   * `handoff`): how the hand-off cases compare a handed-off run with one that stayed in-process.
+   * Absent for the in-process backend itself, which is never a hand-off's target.
+   */
+  startInProcess?(options: ConformanceStart & { handOffAt?: string }): Promise<{ runId: string }>;
   /** Stops workers and frees every resource the adapter holds. */
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { CASES, type ConformanceCase } from './cases.ts';
 import { type DemoApi, startDemoApi } from './demo-api.ts';
 import { flattenPatterns, matchEvents, renderEvents } from './events.ts';
 import { loadExamples, withApiBase } from './examples.ts';
+import { defineHandOffCases } from './handoff.ts';
 import { defineReplayCases } from './replay.ts';
 import { checkTimeline } from './timeline.ts';
 
@@ -37,6 +38,13 @@ export {
   renderEvents,
 } from './events.ts';
 export { DEMO_API_DEFAULT_BASE, type Example, loadExamples, withApiBase } from './examples.ts';
+export {
+  calledSteps,
+  type InngestTraceSpan,
+  inngestRunOf,
+  inngestRunTrace,
+  queryRunTrace,
+} from './inngest-history.ts';
 export { REPLAY_FLOW, REPLAY_FLOWS } from './replay.ts';
 export {
   inProcessUnderTest,
@@ -78,6 +86,7 @@ export function defineConformanceSuite(makeAdapter: MakeConformanceAdapter, opti
   }
 
   defineReplayCases(() => adapter, timeoutMs);
+  defineHandOffCases(() => adapter, timeoutMs);
 
   for (const testCase of CASES) {
     const caseTimeoutMs = Math.min(testCase.timeoutMs ?? timeoutMs, timeoutMs);

@@ -70,7 +70,8 @@ export async function inngestRunTrace(baseUrl: string, inngestRunId: string): Pr
   }
 }
 
-async function queryRunTrace(baseUrl: string, inngestRunId: string): Promise<InngestTraceSpan> {
+/** The trace as it stands now, ended or not. */
+export async function queryRunTrace(baseUrl: string, inngestRunId: string): Promise<InngestTraceSpan> {
   const response = await fetch(new URL('/v0/gql', baseUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

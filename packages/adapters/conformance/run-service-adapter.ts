@@ -5,7 +5,7 @@
  * (recorded first, one wins, then delivered); the end is read from the store, woken by its
  * event feed.
  */
-import type { BackendName, RunBackend } from '../src/backends/run-backend.ts';
+import type { BackendName, ExternalBackendName, RunBackend } from '../src/backends/run-backend.ts';
 import { createExecutorRegistry } from '../src/executors/index.ts';
 import { inProcessBackend } from '../src/inprocess/backend.ts';
 import { InProcessRunner, type RunnerOptions } from '../src/inprocess/index.ts';
@@ -33,7 +33,19 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
     const { store } = options;
     const flows = mutableFlowSource();
     const backend = await options.backend(flows);
-    const service = new RunService({ store, backends: [backend], flows });
+    // Beside an external engine, the in-process runner a hand-off starts on (runtime.ts's wiring).
+    const beside: RunBackend | undefined =
+      backend.name === 'inprocess'
+        ? undefined
+        : inProcessBackend(
+            new InProcessRunner({
+              store,
+              executors: createExecutorRegistry({ http: { allowPrivateNetwork: true } }),
+              flows,
+              handOff: (to, run) => service.backend(to).start(run),
+            }),
+          );
+    const service: RunService = new RunService({ store, backends: beside ? [backend, beside] : [backend], flows });
     const name: BackendName = backend.name;
     return {
       name: options.name,
@@ -41,6 +53,21 @@ export function runServiceConformanceAdapter(options: RunServiceAdapterOptions):
         flows.set(corpus);
         return service.start({ flow, input, fixtures, backend: name });
       },
+      ...(beside
+        ? {
+            async startInProcess({ flow, flows: corpus, input, fixtures, handOffAt }) {
+              flows.set(corpus);
+              const to = name as ExternalBackendName;
+              return service.start({
+                flow,
+                input,
+                fixtures,
+                backend: 'inprocess',
+                ...(handOffAt ? { handoff: { to, at: handOffAt } } : {}),
+              });
+            },
+          }
+        : {}),
       async decide(runId, stepId, decision) {
         await service.decide(runId, stepId, {
           approved: decision.approved,

@@ -60,15 +60,18 @@ export class NonRetryableError extends WeftError {
 
 /**
  * Thrown by a host to stop the interpreter without failing the run: the run parks (waiting
- * for an approval, a child run, a timer) or was cancelled. The interpreter never catches it;
- * the host decides what happens next. Recognised by a brand, not `instanceof`, so an interrupt
- * from another copy of the module (a Temporal bundle) is still recognised.
+ * for an approval, a child run, a timer), was cancelled, or leaves this engine to continue on
+ * another with its journal so far (a hand-off). The interpreter never catches it; the host
+ * decides what happens next. Recognised by a brand, not `instanceof`, so an interrupt from
+ * another copy of the module (a Temporal bundle) is still recognised.
  */
+export type RunInterruptReason = 'suspended' | 'cancelled' | 'handed-off';
+
 export class RunInterrupt extends WeftError {
   override readonly code = 'interrupt';
   readonly weftInterrupt = true;
-  readonly reason: 'suspended' | 'cancelled';
-  constructor(reason: 'suspended' | 'cancelled', message?: string) {
+  readonly reason: RunInterruptReason;
+  constructor(reason: RunInterruptReason, message?: string) {
     super(message ?? `run ${reason}`);
     this.reason = reason;
   }

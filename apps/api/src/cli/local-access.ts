@@ -24,7 +24,10 @@ export async function openLocalAccess(options: AccessOptions): Promise<RunAccess
   const store = await openStoreFromEnv(env);
   let runtime: CliRuntime | undefined;
 
-  /** The runtime, opened once, with the engine `backend` needs (and the flows of `rootRunId`'s folder). */
+  /**
+   * The runtime, opened once, with the engine `backend` needs (for a run that hands off: the
+   * engine it hands off to) and the flows of `rootRunId`'s folder.
+   */
   const open = async (backend: string, rootRunId?: string): Promise<CliRuntime> => {
     if (runtime) return runtime;
     const external = isExternalBackend(backend) ? backend : undefined;
@@ -44,14 +47,16 @@ export async function openLocalAccess(options: AccessOptions): Promise<RunAccess
   };
 
   return {
-    async start({ doc, file, input, fixtures, backend }) {
-      const service = (await open(backend)).service;
+    async start({ doc, file, input, fixtures, backend, handoff }) {
+      const handsOffTo = backend === 'inprocess' ? (handoff?.to ?? flowHandoffTarget(doc)) : undefined;
+      const service = (await open(handsOffTo ?? backend)).service;
       try {
         const { runId } = await service.start({
           flow: doc,
           input,
           ...(fixtures ? { fixtures } : {}),
           backend: backend as BackendName,
+          ...(handoff ? { handoff } : {}),
         });
         if (options.flowsDir) await rememberFlowsDir(env, runId, options.flowsDir);
         return runId;
@@ -160,6 +165,14 @@ export async function openLocalAccess(options: AccessOptions): Promise<RunAccess
       else await store.close().catch(() => undefined);
     },
   };
+}
+
+/** The engine a flow document's own `handoff` names, if any (validated when the run starts). */
+function flowHandoffTarget(doc: unknown): string | undefined {
+  if (typeof doc !== 'object' || doc === null) return undefined;
+  const handoff = (doc as { handoff?: unknown }).handoff;
+  const to = typeof handoff === 'object' && handoff !== null ? (handoff as { to?: unknown }).to : undefined;
+  return typeof to === 'string' && isExternalBackend(to) ? to : undefined;
 }
 
 /** Why a run could not start, worded for the terminal and kept whole for the --json line. */

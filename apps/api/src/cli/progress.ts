@@ -117,6 +117,12 @@ export class ProgressRenderer {
           `child run ${event.childRunId} (flow ${event.flowId})`,
         );
         return;
+      case 'run.handed-off':
+        this.#line(
+          this.#out.style('cyan', '⇢'),
+          `${label ? `${label}child run ` : 'run '}handed off from ${event.from} to ${event.to} at ${event.checkpoint}`,
+        );
+        return;
       case 'run.completed':
       case 'run.failed':
       case 'run.cancelled':

@@ -4,6 +4,7 @@
  * `weft serve` (its run service over tRPC: remote-access.ts). Each command parses its
  * arguments, opens a RunAccess and takes one path through it.
  */
+import type { ExternalBackendName } from '@weft/adapters/backends';
 import type { ReplayPreview, ReplayRequest } from '@weft/adapters/service';
 import type { Fixtures, Json, RunState } from '@weft/engine';
 import type { CliDecider } from './approvals.ts';
@@ -19,6 +20,8 @@ export interface StartRequest {
   input: Json;
   fixtures?: Fixtures;
   backend: string;
+  /** `--handoff`: start in-process, continue on `to` at `at`. */
+  handoff?: { to: ExternalBackendName; at: string };
 }
 
 /** A run tree to follow after a decision or a resume: its root and where each run stood. */
@@ -94,5 +97,7 @@ export interface AccessOptions {
 }
 
 export function openRunAccess(options: AccessOptions): Promise<RunAccess> {
-  return options.server ? Promise.resolve(openRemoteAccess(options.server)) : openLocalAccess(options);
+  return options.server
+    ? Promise.resolve(openRemoteAccess(options.server, options.flowsDir))
+    : openLocalAccess(options);
 }

@@ -21,6 +21,8 @@
  *   where, before anything parses it (JSON.parse itself overflows the stack a few levels on).
  * - Static files need no token (the token is entered in the editor); the Host allow-list applies
  *   to them as to everything else.
+ * - `/api/chat…`: the chat endpoints for the AI SDK's `useChat` (chat/chat-http.ts), under the
+ *   same token, origin, CORS and body checks as tRPC.
  * - Every request is logged (method, path, status, ms) — never its headers or query.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -30,6 +32,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest';
 import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
+import { CHAT_PATH, chatHandler } from './chat/chat-http.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -88,6 +91,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   });
 
+  const chat = chatHandler(services);
+
   const server = createServer((req, res) => {
     const started = performance.now();
     const path = pathOf(req);
@@ -143,7 +148,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       sendJson(res, 200, { ok: true });
       return;
     }
-    if (path !== '/trpc' && !path.startsWith('/trpc/')) {
+    const isChat = path === CHAT_PATH || path.startsWith(`${CHAT_PATH}/`);
+    if (path !== '/trpc' && !path.startsWith('/trpc/') && !isChat) {
       if (req.method === 'GET' || req.method === 'HEAD') {
         serveStatic(req, res, path, webDist).catch((error: unknown) => {
           log.error({ err: error, path }, 'serving the editor failed');
@@ -178,6 +184,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       req.resume();
       return;
     }
+    if (isChat) {
+      routeChat(req, res, path);
+      return;
+    }
     if (req.method === 'POST') {
       readBody(req, maxBodyBytes).then(
         (text) => {
@@ -206,6 +216,46 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const input = new URL(req.url ?? '/', 'http://x').searchParams.get('input');
     if (input !== null && refuseDeepJson(res, input, 'the input parameter')) return;
     trpc(req, res);
+  }
+
+  /** The chat endpoints (chat/chat-http.ts): the same token as tRPC, then the body if any. */
+  function routeChat(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const auth = checkBearer(req.headers.authorization, token);
+    if (!auth.valid) {
+      sendError(res, 401, 'UNAUTHORIZED', auth.provided ? 'the token is not valid' : 'a bearer token is required');
+      return;
+    }
+    const user = userLabel(req.headers['x-weft-user']);
+    const handle = (body: string | undefined) =>
+      chat({ req, res, path, body, user }).catch((error: unknown) => {
+        log.error({ err: error, path }, 'chat request failed');
+        if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'internal server error');
+        else res.destroy();
+      });
+    if (req.method !== 'POST') {
+      void handle(undefined);
+      return;
+    }
+    readBody(req, maxBodyBytes).then(
+      (text) => {
+        if (text === undefined) {
+          res.setHeader('connection', 'close');
+          sendError(
+            res,
+            413,
+            'PAYLOAD_TOO_LARGE',
+            `the request body is larger than the limit of ${maxBodyBytes} bytes`,
+          );
+          return;
+        }
+        if (refuseDeepJson(res, text, 'the request body')) return;
+        void handle(text);
+      },
+      (error: unknown) => {
+        log.warn({ err: error, path }, 'reading the request body failed');
+        res.destroy();
+      },
+    );
   }
 
   /**
@@ -312,6 +362,7 @@ function pathOf(req: IncomingMessage): string {
 const JSON_RPC_CODES: Record<string, number> = {
   BAD_REQUEST: -32600,
   NOT_FOUND: -32004,
+  UNAUTHORIZED: -32001,
   FORBIDDEN: -32003,
   METHOD_NOT_SUPPORTED: -32005,
   PAYLOAD_TOO_LARGE: -32013,

@@ -79,6 +79,7 @@ function summaryOf(item: RunListItem, price: (turn: TurnUsage) => PricedTurn): R
     parentRunId: item.parentRunId,
     parentStepId: item.parentStepId,
     replayOf: item.replayOf,
+    handoff: item.handoff,
     hasFixtures: item.hasFixtures,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,

@@ -47,6 +47,7 @@ export function RunHeader({ runId: opened }: { runId: string }) {
   const runId = useEditor((state) => state.run?.runId ?? opened);
   const flowId = useEditor((state) => state.flowId);
   const ranVersion = useEditor((state) => state.run?.state.flowVersion ?? null);
+  const handoff = useEditor((state) => state.run?.state.handoff ?? null);
   const ancestors = useAncestors(runId);
   const latest = useLatestVersion(flowId);
   return (
@@ -77,6 +78,12 @@ export function RunHeader({ runId: opened }: { runId: string }) {
         <span aria-current="page">
           {flowId} <span className="mono">{shortRunId(runId)}</span>
           {ranVersion !== null ? <span className="muted"> v{ranVersion}</span> : null}
+          {handoff ? (
+            <span className="muted" data-testid="handoff-notice">
+              {' '}
+              · handed off to {handoff.to} at <span className="mono">{handoff.checkpoint}</span>
+            </span>
+          ) : null}
         </span>
       </nav>
       {ranVersion !== null && latest !== null && latest !== ranVersion ? (

@@ -80,7 +80,16 @@ function Row({ run, index, now }: { run: RunRow; index: number; now: number }) {
           ) : null}
         </div>
       </td>
-      <td className="small">{run.backend}</td>
+      <td className="small">
+        {/* A handed-off run started in-process and went on on a durable engine: both, in order. */}
+        {run.handoff && run.backend !== 'inprocess' ? (
+          <span title={`Started in-process, handed off to ${run.backend} (at ${run.handoff.at})`}>
+            inprocess→{run.backend}
+          </span>
+        ) : (
+          run.backend
+        )}
+      </td>
       <td className="small" title={new Date(run.createdAt).toISOString()}>
         {formatStart(run.createdAt, now)}
       </td>

@@ -17,6 +17,8 @@ export interface RunRow {
   error: { message: string } | null;
   parentRunId: string | null;
   replayOf: { runId: string; checkpoint: string } | null;
+  /** The hand-off the run was started with; `backend` is where it runs now. */
+  handoff?: { to: string; at: string } | null;
   createdAt: number;
   updatedAt: number;
   /** Null while the run has not ended. */

@@ -52,9 +52,10 @@ export interface RunDecision {
 export interface RunBackend {
   readonly name: BackendName;
   /**
-   * Starts executing a recorded run. Call it once per run: Inngest drops a second start of a
-   * run id, but Temporal refuses one while the workflow is open and would run a closed one
-   * again. Resolves once the engine has accepted the run, not when it ends.
+   * Starts executing a recorded run. Keyed by the run id on the external engines: Inngest drops
+   * a second start (event id), Temporal ignores one (workflow id, closed ids not reused), so a
+   * hand-off repeated after a crash starts nothing twice. Resolves once the engine has accepted
+   * the run, not when it ends.
    */
   start(run: RunHandOver): Promise<void>;
   /** Delivers a decision already recorded in the store to the waiting run. */

@@ -30,11 +30,12 @@ export async function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): 
     ctx.emitDelta(output.text);
     return output;
   }
-  // Word by word (each with the spaces before it), evenly over streamMs.
+  // Word by word (each with the spaces before it): the first at once, the last after streamMs.
   const words = output.text.match(/\s*\S+/g) ?? [output.text];
-  const pause = streamMs / words.length;
-  for (const word of words) {
-    await abortableDelay(pause, ctx.signal);
+  const pause = streamMs / Math.max(words.length - 1, 1);
+  for (const [index, word] of words.entries()) {
+    // Below a millisecond a timer would wait a whole one: as fast as possible, word by word.
+    if (index > 0 && pause >= 1) await abortableDelay(pause, ctx.signal);
     ctx.emitDelta(word);
   }
   const rest = output.text.slice(words.join('').length);

@@ -21,10 +21,11 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import { deltaEmitter } from '../backends/attempt.ts';
+import { isHandOffPoint } from '../backends/handoff.ts';
 import { childSeed, seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
-import type { JournalEntry, RunStore } from '../store/types.ts';
+import type { JournalEntry, RunHandoff, RunStore } from '../store/types.ts';
 import type { GroupCommitter } from './group-commit.ts';
 
 export type ApprovalDecider = (request: {
@@ -43,6 +44,8 @@ export interface HostDeps {
   seed: ReadonlyMap<string, JournalEntry>;
   signal: AbortSignal;
   decide?: ApprovalDecider | undefined;
+  /** Where this run leaves the in-process runner for a durable engine (inprocess/handoff.ts). */
+  handoff?: RunHandoff | undefined;
   /** Runs a child flow to its end (or until it parks), with its part of the seed; provided by the runner. */
   spawnChild(stepId: string, ref: FlowRef, input: Json, seed: JournalEntry[]): Promise<SpawnOutcome>;
 }
@@ -65,6 +68,13 @@ export class InProcessHost implements StepHost {
    * failed tool call back to the model), so the runner fails the run with it regardless.
    */
   divergence: DeterminismError | undefined;
+  /**
+   * The checkpoint at which this execution handed off (see `#handOffIfAt`): the runner then
+   * continues the run on `handoff.to` with what the journal holds.
+   */
+  handOffAt: string | undefined;
+  /** The type of the step started at each id, for the hand-off point `first-tool-call`. */
+  readonly #stepTypes = new Map<string, string>();
 
   constructor(deps: HostDeps) {
     this.#deps = deps;
@@ -73,6 +83,7 @@ export class InProcessHost implements StepHost {
   emit(given: RunEventInput): void {
     const event = seededEvent(given, this.#deps.seed, this.#reused);
     if (!event) return;
+    if (event.type === 'step.started') this.#stepTypes.set(event.stepId, event.stepType);
     if (event.type === 'approval.requested') {
       // Announced only once the request is stored (see waitForApproval): whoever reacts to the
       // event by deciding must find something to decide.
@@ -100,6 +111,7 @@ export class InProcessHost implements StepHost {
     const recorded = this.#replay(id, inputHash) ?? this.#fromSeed(id, inputHash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
+    this.#handOffIfAt(id, call.kind);
     const { executors, signal, runId } = this.#deps;
     for (let attempt = 1; ; attempt++) {
       const emitDelta = deltaEmitter(id, (event) => this.emit(event));
@@ -153,6 +165,7 @@ export class InProcessHost implements StepHost {
       until = Date.parse(String((recorded.value as { until: string }).until));
     } else {
       this.#checkCancelled();
+      this.#handOffIfAt(id, 'sleep');
       until = Date.now() + ms;
       // The wake-up time is journaled first: a crash mid-sleep resumes with only the rest of it.
       await this.#record({
@@ -179,6 +192,7 @@ export class InProcessHost implements StepHost {
     }
     let approval = await store.getApproval(runId, id);
     if (!approval) {
+      this.#handOffIfAt(id, 'approval');
       const now = Date.now();
       const deadline = request.timeoutMs === undefined ? null : now + request.timeoutMs;
       await store.requestApproval({ runId, stepId: id, prompt: request.prompt, deadline, now });
@@ -226,6 +240,7 @@ export class InProcessHost implements StepHost {
     const recorded = this.#replay(id, hash) ?? this.#fromSeed(id, hash);
     if (recorded) return recorded.value;
     this.#checkCancelled();
+    this.#handOffIfAt(id, 'spawn');
     const outcome = await this.#deps.spawnChild(id, ref, input, childSeed(this.#deps.seed, id));
     switch (outcome.status) {
       case 'completed':
@@ -281,6 +296,20 @@ export class InProcessHost implements StepHost {
     this.#consumed.add(entry.stepId);
     this.#deps.journal.set(entry.stepId, entry);
     await this.#deps.committer.addJournal(this.#deps.runId, entry);
+  }
+
+  /**
+   * Stops before executing a live call at the run's hand-off point, and before every live call
+   * after it (a parallel branch must not go on here): calls in flight finish and are journaled,
+   * the rest runs on the target engine.
+   */
+  #handOffIfAt(id: string, kind: string): void {
+    const { handoff } = this.#deps;
+    if (!handoff) return;
+    if (this.handOffAt === undefined && !isHandOffPoint(handoff.at, { id, kind, stepType: this.#stepTypes.get(id) }))
+      return;
+    this.handOffAt ??= id;
+    throw new RunInterrupt('handed-off', `handed off to ${handoff.to} at ${id}`);
   }
 
   #checkCancelled(): void {

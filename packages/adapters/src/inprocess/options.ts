@@ -4,6 +4,7 @@ import type { FlowSource } from '../backends/flow-source.ts';
 import type { ExecutorRegistry, HostTool } from '../executors/index.ts';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { InputTooLargeError } from './errors.ts';
+import type { HandOffStart } from './handoff.ts';
 import type { ApprovalDecider } from './host.ts';
 
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024;
@@ -26,6 +27,11 @@ export interface RunnerOptions {
    * events are the same.
    */
   interpret?: typeof interpret;
+  /**
+   * Starts a run that hands off (its `handoff`) on the target engine, seeded with what it did
+   * here (inprocess/handoff.ts). Without it, a run that reaches its hand-off point fails.
+   */
+  handOff?: HandOffStart;
 }
 
 export interface StartOptions {

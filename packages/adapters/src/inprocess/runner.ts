@@ -39,6 +39,7 @@ import type { JournalEntry, RunRecord, RunStore } from '../store/types.ts';
 import { DeadlineTimers } from './deadlines.ts';
 import { RunBusyError, RunnerClosedError, UnknownRunError } from './errors.ts';
 import { GroupCommitter } from './group-commit.ts';
+import { HandOffUnavailableError, handOffRun } from './handoff.ts';
 import { InProcessHost, type SpawnOutcome } from './host.ts';
 import { outcomeOf, type ResumeOptions, type RunnerOptions, type RunOutcome, type StartOptions } from './options.ts';
 import { claimRun, LEASE_MS, newOwnerId, RENEW_EVERY_MS } from './ownership.ts';
@@ -162,6 +163,7 @@ export class InProcessRunner {
         seed,
         signal: controller.signal,
         decide: options.decide ?? this.#options.decide,
+        handoff: run.handoff ?? undefined,
         spawnChild: (stepId, ref, input, seed) => this.#spawnChild(run, stepId, ref, input, options, seed),
       });
       host.emit({
@@ -222,12 +224,19 @@ export class InProcessRunner {
           { status: 'cancelled', error: cancelled },
         );
       }
-      if (isRunInterrupt(error) && !host.divergence) {
+      let failure = error;
+      if (isRunInterrupt(error) && host.handOffAt !== undefined && run.handoff && !host.divergence) {
+        const { handOff } = this.#options;
+        if (handOff)
+          return handOffRun(this.store, this.committer, handOff, this.owner, run, run.handoff, host.handOffAt);
+        failure = new HandOffUnavailableError(run.id, run.handoff, host.handOffAt);
+      }
+      if (isRunInterrupt(failure) && !host.divergence) {
         await this.committer.flush();
         await this.store.updateRun(run.id, { status: 'waiting' });
         return { ...outcomeOf(run, host.waitingFor), status: 'waiting' };
       }
-      const info = toErrorInfo(host.divergence ?? error);
+      const info = toErrorInfo(host.divergence ?? failure);
       return this.#finish(run, host, { type: 'run.failed', error: info }, { status: 'failed', error: info });
     }
   }

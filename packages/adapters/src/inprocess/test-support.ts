@@ -16,6 +16,7 @@ import { RunService } from '../service/run-service.ts';
 import { openStore } from '../store/index.ts';
 import type { RunStore } from '../store/types.ts';
 import { inProcessBackend } from './backend.ts';
+import type { HandOffStart } from './handoff.ts';
 import type { ApprovalDecider } from './host.ts';
 import { outcomeOf, type RunOutcome } from './options.ts';
 import { InProcessRunner } from './runner.ts';
@@ -127,6 +128,7 @@ export interface HarnessOptions {
   decide?: ApprovalDecider;
   executors?: Omit<ExecutorOptions, 'tools'>;
   maxInputBytes?: number;
+  handOff?: HandOffStart;
 }
 
 /** A runner whose host tools are known to both validation and the executor registry. */
@@ -142,6 +144,7 @@ export function createRunner(store: RunStore, options: HarnessOptions = {}): InP
     executors: createExecutorRegistry({ ...options.executors, tools }),
     ...(options.decide ? { decide: options.decide } : {}),
     ...(options.maxInputBytes === undefined ? {} : { maxInputBytes: options.maxInputBytes }),
+    ...(options.handOff ? { handOff: options.handOff } : {}),
   });
 }
 

@@ -5,8 +5,9 @@ import type { ApprovalRecord, RunRecord } from '../store/types.ts';
 export class BackendUnavailableError extends Error {
   readonly backend: string;
   readonly available: readonly string[];
-  constructor(backend: string, available: readonly string[], hint?: string) {
-    super(`backend: ${backend} is not available${hint ? ` (${hint})` : ''}; available: ${available.join(', ')}`);
+  /** `field`: what named the backend (`backend`, or `handoff.to` for a hand-off's target). */
+  constructor(backend: string, available: readonly string[], hint?: string, field = 'backend') {
+    super(`${field}: ${backend} is not available${hint ? ` (${hint})` : ''}; available: ${available.join(', ')}`);
     this.name = 'BackendUnavailableError';
     this.backend = backend;
     this.available = available;

@@ -6,12 +6,22 @@
  * external engine's children are recorded by backends/run-rows.ts from flows already checked.
  */
 import { randomUUID } from 'node:crypto';
-import { checkInput, type Fixtures, type Flow, FlowInvalidError, type Json, validateFlow } from '@weft/engine';
+import {
+  checkInput,
+  childLists,
+  FIRST_TOOL_CALL,
+  type Fixtures,
+  type Flow,
+  FlowInvalidError,
+  type Json,
+  type Step,
+  validateFlow,
+} from '@weft/engine';
 import type { FlowSource } from '../backends/flow-source.ts';
 import type { BackendName } from '../backends/run-backend.ts';
 import { InputInvalidError } from '../inprocess/errors.ts';
 import { checkInputSize } from '../inprocess/options.ts';
-import type { RunStore } from '../store/types.ts';
+import type { RunHandoff, RunStore } from '../store/types.ts';
 
 export interface RunRules {
   /** Where `spawn` and flow tools find other flows (for checking references). */
@@ -20,6 +30,8 @@ export interface RunRules {
   hostTools: readonly string[];
   /** Largest accepted input in bytes (default WEFT_MAX_INPUT_BYTES, else 1 MiB). */
   maxInputBytes: number | undefined;
+  /** Refuses a hand-off this service cannot make (its target not configured): RunService's. */
+  checkHandoff?: ((handoff: RunHandoff) => void) | undefined;
 }
 
 export interface NewRunRequest {
@@ -32,6 +44,8 @@ export interface NewRunRequest {
   parentRunId?: string | undefined;
   parentStepId?: string | undefined;
   replayOf?: { runId: string; checkpoint: string } | undefined;
+  /** Where the run hands off; wins over the flow's `handoff`. Kept only for a root in-process run. */
+  handoff?: RunHandoff | undefined;
 }
 
 export function newRunId(): string {
@@ -55,6 +69,8 @@ export async function recordRun(
   checkInputSize(request.input, rules.maxInputBytes);
   const issues = checkInput(flow.input, request.input);
   if (issues.length > 0) throw new InputInvalidError(issues);
+  const handoff = handoffOf(flow, request);
+  if (handoff) rules.checkHandoff?.(handoff);
   const runId = request.runId ?? newRunId();
   await store.createRun({
     id: runId,
@@ -67,6 +83,34 @@ export async function recordRun(
     parentRunId: request.parentRunId ?? null,
     parentStepId: request.parentStepId ?? null,
     replayOf: request.replayOf ?? null,
+    handoff,
   });
   return { runId, flow };
+}
+
+/**
+ * The run's hand-off: the request's, else the flow's. Only a root run started in-process hands
+ * off: a run started on Temporal or Inngest is durable already, and a child run goes where its
+ * root goes.
+ */
+function handoffOf(flow: Flow, request: NewRunRequest): RunHandoff | null {
+  const handoff = request.handoff ?? flow.handoff;
+  if (!handoff || request.backend !== 'inprocess' || request.parentRunId !== undefined) return null;
+  if (request.handoff && handoff.at !== FIRST_TOOL_CALL && !stepIds(flow.steps).has(handoff.at))
+    throw new FlowInvalidError([
+      {
+        stepId: null,
+        path: 'handoff.at',
+        message: `'${handoff.at}' is neither "${FIRST_TOOL_CALL}" nor a step of flow '${flow.id}'`,
+      },
+    ]);
+  return { to: handoff.to, at: handoff.at };
+}
+
+function stepIds(steps: readonly Step[], ids = new Set<string>()): Set<string> {
+  for (const step of steps) {
+    ids.add(step.id);
+    for (const list of childLists(step)) stepIds(list.steps, ids);
+  }
+  return ids;
 }

@@ -11,7 +11,8 @@ import { type FlowSource, memoryFlowSource } from '../backends/flow-source.ts';
 import type { BackendName, RunBackend, RunDecision } from '../backends/run-backend.ts';
 import { seedEntries } from '../backends/seed.ts';
 import { UnknownRunError } from '../inprocess/errors.ts';
-import type { ApprovalRecord, JournalEntry, RunRecord, RunStore } from '../store/types.ts';
+import { handOffSeed, handOverOf } from '../inprocess/handoff.ts';
+import type { ApprovalRecord, JournalEntry, RunHandoff, RunRecord, RunStore } from '../store/types.ts';
 import {
   ApprovalClosedError,
   ApprovalNotFoundError,
@@ -48,6 +49,11 @@ export interface StartRunRequest {
   seed?: readonly JournalEntry[];
   /** Set by `replay`: the run and checkpoint this one starts from. */
   replayOf?: { runId: string; checkpoint: string };
+  /**
+   * Start in-process and continue on `to` at `at` (wins over the flow's `handoff`; both are
+   * ignored for a run started on Temporal or Inngest, which is durable from the start).
+   */
+  handoff?: RunHandoff;
 }
 
 /**
@@ -93,6 +99,11 @@ export class RunService {
       flows: options.flows ?? memoryFlowSource([]),
       hostTools: options.hostTools ?? [],
       maxInputBytes: options.maxInputBytes,
+      // Refused before the run is recorded: a hand-off this process could not make.
+      checkHandoff: (handoff) => {
+        if (!this.#backends.has(handoff.to))
+          throw new BackendUnavailableError(handoff.to, this.backendNames, this.#hint?.(handoff.to), 'handoff.to');
+      },
     };
     this.#hint = options.unavailableHint;
   }
@@ -126,6 +137,7 @@ export class RunService {
       fixtures: request.fixtures,
       runId: request.runId,
       replayOf: request.replayOf,
+      handoff: request.handoff,
     });
     await this.#handOver(
       backend,
@@ -135,15 +147,35 @@ export class RunService {
     return { runId };
   }
 
-  /** Starts a new run of a past run's pinned flow, input and fixtures, on the same backend. */
+  /**
+   * Starts a new run of a past run's pinned flow, input and fixtures, on the same backend (a
+   * handed-off run: in-process again, with the same hand-off).
+   */
   async rerun(runId: string): Promise<{ runId: string }> {
     const run = await this.#run(runId);
     return this.start({
       flow: run.flow,
       input: run.input,
       ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-      backend: run.backend as BackendName,
+      ...(run.handoff ? { backend: 'inprocess', handoff: run.handoff } : { backend: run.backend as BackendName }),
     });
+  }
+
+  /**
+   * Start-up repair of hand-offs a crash interrupted after the run's row named its target but
+   * maybe before the engine accepted it (inprocess/handoff.ts): starts every open handed-off run
+   * again, with the seed built from the store as the hand-off built it. The start is keyed by the
+   * run id on both engines, so a run the engine already has is not started twice. Returns the
+   * ids started again; a target not configured here is skipped (another process may have it).
+   */
+  async recoverHandOffs(): Promise<string[]> {
+    const restarted: string[] = [];
+    for (const run of await this.store.listRuns({ status: ['running', 'waiting'] })) {
+      if (!run.handoff || run.backend !== run.handoff.to || !this.#backends.has(run.backend)) continue;
+      await this.backend(run.backend).start(handOverOf(run, await handOffSeed(this.store, run.id)));
+      restarted.push(run.id);
+    }
+    return restarted;
   }
 
   /**
@@ -221,11 +253,18 @@ export class RunService {
     return this.#run(runId);
   }
 
-  /** Continues a run that has not ended: after a crash, a restart, or a missed wake-up. */
+  /**
+   * Continues a run that has not ended: after a crash, a restart, or a missed wake-up. A handed-off
+   * run is started on its engine again first (a no-op when the engine has it): a crash may have
+   * come between its hand-off and the engine's start.
+   */
   async resume(runId: string): Promise<void> {
     const run = await this.#run(runId);
     if (isFinalStatus(run.status)) throw new RunEndedError(run, 'it cannot be resumed');
-    await this.backend(run.backend).resume(runId);
+    const backend = this.backend(run.backend);
+    if (run.handoff && run.backend === run.handoff.to)
+      await backend.start(handOverOf(run, await handOffSeed(this.store, run.id)));
+    await backend.resume(runId);
   }
 
   /** Where the run's engine shows it in its own UI, when it has one. */

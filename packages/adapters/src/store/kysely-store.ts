@@ -23,6 +23,7 @@ import type {
   ApprovalDecision,
   ApprovalRecord,
   ApprovalStatus,
+  ChatStore,
   CommitBatch,
   EventFeedOptions,
   FlowStore,
@@ -104,6 +105,7 @@ export abstract class KyselyRunStore implements RunStore {
   abstract readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
   // Writes that need a transaction: per dialect too (see flow-store.ts for why).
   abstract readonly flows: FlowStore;
+  abstract readonly chats: ChatStore;
   abstract deleteRun(id: string): Promise<boolean>;
 
   async close(): Promise<void> {
@@ -129,6 +131,7 @@ export abstract class KyselyRunStore implements RunStore {
         parent_run_id: run.parentRunId ?? null,
         replay_of_run_id: run.replayOf?.runId ?? null,
         replay_of_checkpoint: run.replayOf?.checkpoint ?? null,
+        handoff: run.handoff ? JSON.stringify(run.handoff) : null,
         parent_step_id: run.parentStepId ?? null,
         fixtures: encodeNullable(run.fixtures),
         owner: null,
@@ -175,11 +178,12 @@ export abstract class KyselyRunStore implements RunStore {
 
   async updateRun(
     id: string,
-    patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null },
+    patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null; backend?: string },
   ): Promise<void> {
     const now = Date.now();
     const set: Updateable<RunsTable> = { updated_at: now };
     if (patch.status !== undefined) set.status = patch.status;
+    if (patch.backend !== undefined) set.backend = patch.backend;
     if (patch.output !== undefined) set.output = encodeNullable(patch.output);
     if (patch.error !== undefined) set.error = encodeNullable(patch.error);
     let update = this.db.updateTable('runs').set(set);

@@ -4,15 +4,17 @@
  * at once (an approval decided through another API instance); see `commit` for how seqs stay
  * unique.
  */
+
 import { eventKey, type Json, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { KyselyChatStore } from './chat-store.ts';
 import { KyselyFlowStore } from './flow-store.ts';
 import { feedWarning, KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { PgCommitFeed } from './pg-feed.ts';
 import { journalKey, type PostgresStoreDatabase, type StoreDatabase, toJournalEntry, toRunEvent } from './schema.ts';
-import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
+import type { ChatStore, CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 const INT8_OID = 20;
@@ -31,11 +33,13 @@ class PostgresRunStore extends KyselyRunStore {
   readonly dialect = 'postgres' as const;
   readonly #pg: Kysely<PostgresStoreDatabase>;
   readonly flows: FlowStore;
+  readonly chats: ChatStore;
 
   constructor(db: Kysely<StoreDatabase>, url: string) {
     super(db);
     this.#pg = db.withTables<Pick<PostgresStoreDatabase, 'run_log'>>();
     this.flows = new KyselyFlowStore(db);
+    this.chats = new KyselyChatStore(db);
     this.feed = new PgCommitFeed(url, db as unknown as Kysely<unknown>, this.feedHost(feedWarning));
   }
 

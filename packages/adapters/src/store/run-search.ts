@@ -8,7 +8,7 @@ import type { ErrorInfo, RunStatus } from '@weft/engine';
 import { type Kysely, sql } from 'kysely';
 import { matchingIds, type Narrow, WINDOW } from './run-search-text.ts';
 import { type StoreDatabase, tokensOf } from './schema.ts';
-import type { ModelUsage, RunListItem, RunSearchPage, RunSearchQuery } from './types.ts';
+import type { ModelUsage, RunHandoff, RunListItem, RunSearchPage, RunSearchQuery } from './types.ts';
 import { freeOfColumn } from './usage.ts';
 
 /** Characters of input and output JSON a list item carries. */
@@ -78,6 +78,7 @@ interface ListRow {
   parent_step_id: string | null;
   replay_of_run_id: string | null;
   replay_of_checkpoint: string | null;
+  handoff: string | null;
   has_fixtures: number;
   created_at: number;
   updated_at: number;
@@ -161,6 +162,7 @@ function listColumns(db: Kysely<StoreDatabase>) {
       'parent_step_id',
       'replay_of_run_id',
       'replay_of_checkpoint',
+      'handoff',
       sql<number>`case when fixtures is null then 0 else 1 end`.as('has_fixtures'),
       'created_at',
       'updated_at',
@@ -219,6 +221,7 @@ function toListItem(row: ListRow, usage: ModelUsage[]): RunListItem {
       row.replay_of_run_id === null
         ? null
         : { runId: row.replay_of_run_id, checkpoint: row.replay_of_checkpoint ?? '' },
+    handoff: row.handoff === null ? null : (JSON.parse(row.handoff) as RunHandoff),
     hasFixtures: Number(row.has_fixtures) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

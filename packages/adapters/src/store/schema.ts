@@ -6,7 +6,14 @@
  */
 import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
 import type { Generated } from 'kysely';
-import type { ApprovalRecord, ApprovalStatus, FlowVersionRecord, JournalEntry, RunRecord } from './types.ts';
+import type {
+  ApprovalRecord,
+  ApprovalStatus,
+  FlowVersionRecord,
+  JournalEntry,
+  RunHandoff,
+  RunRecord,
+} from './types.ts';
 
 export interface RunsTable {
   id: string;
@@ -22,6 +29,8 @@ export interface RunsTable {
   parent_step_id: string | null;
   replay_of_run_id: string | null;
   replay_of_checkpoint: string | null;
+  /** `{ to, at }` as JSON text: where the run hands off (migration 0006). */
+  handoff: string | null;
   fixtures: string | null;
   owner: string | null;
   lease_until: number | null;
@@ -63,6 +72,7 @@ export const RUN_COLUMNS = [
   'parent_step_id',
   'replay_of_run_id',
   'replay_of_checkpoint',
+  'handoff',
   'fixtures',
   'owner',
   'lease_until',
@@ -145,7 +155,18 @@ export interface FlowVersionsTable {
 }
 
 /** The tables both dialects lay out alike: all that kysely-store.ts queries. */
+export interface ChatsTable {
+  id: string;
+  flow_id: string;
+  title: string;
+  messages: string;
+  active_run_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface StoreDatabase {
+  chats: ChatsTable;
   runs: RunsTable;
   run_usage: RunUsageTable;
   approvals: ApprovalsTable;
@@ -194,6 +215,7 @@ export function toRunRecord(row: RunsTable): RunRecord {
       row.replay_of_run_id === null
         ? null
         : { runId: row.replay_of_run_id, checkpoint: row.replay_of_checkpoint ?? '' },
+    handoff: decode<RunHandoff>(row.handoff),
     fixtures: decode<Json>(row.fixtures),
     owner: row.owner,
     leaseUntil: row.lease_until,

@@ -11,11 +11,13 @@
  * the same statement count and about the same pages as the raw single-row insert it is measured
  * against.
  */
+
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { eventKey, type Json, type RunEvent, type RunEventInput } from '@weft/engine';
 import { Kysely } from 'kysely';
+import { KyselyChatStore } from './chat-store.ts';
 import { SqliteFlowStore, type SyncWriter } from './flow-store.ts';
 import { feedWarning, KyselyRunStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/index.ts';
@@ -24,7 +26,7 @@ import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './sche
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import { SqliteCommitFeed } from './sqlite-feed.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
-import type { CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
+import type { ChatStore, CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
 import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
@@ -70,6 +72,7 @@ class SqliteRunStore extends KyselyRunStore {
    */
   readonly #runs = new Map<string, RunState>();
   readonly flows: FlowStore;
+  readonly chats: ChatStore;
   readonly #sync: SyncWriter;
 
   constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync, path: string) {
@@ -113,6 +116,7 @@ class SqliteRunStore extends KyselyRunStore {
       },
     };
     this.flows = new SqliteFlowStore(db, this.#sync);
+    this.chats = new KyselyChatStore(db);
   }
 
   /**

@@ -19,6 +19,11 @@ export interface RunRecord {
   parentStepId: string | null;
   /** The run and checkpoint this run was replayed from (RunService.replay), if it was. */
   replayOf: { runId: string; checkpoint: string } | null;
+  /**
+   * Where a run started in-process continues on a durable engine (RunService.start): `backend`
+   * says where it executes now, this what was asked. Null for a run without a hand-off.
+   */
+  handoff: RunHandoff | null;
   /** Recorded model turns that replace the provider for this run. */
   fixtures: Json | null;
   /** Who is executing the run now ("host:pid:nonce") and until when that claim holds (ms epoch). */
@@ -32,8 +37,14 @@ export interface RunRecord {
   tokens: { input: number; output: number } | null;
 }
 
+/** A run's hand-off: the engine it continues on and the point (`first-tool-call` or a step id). */
+export interface RunHandoff {
+  to: 'temporal' | 'inngest';
+  at: string;
+}
+
 export type NewRun = Pick<RunRecord, 'id' | 'flowId' | 'flowVersion' | 'flow' | 'input' | 'backend'> &
-  Partial<Pick<RunRecord, 'parentRunId' | 'parentStepId' | 'fixtures' | 'status' | 'replayOf'>>;
+  Partial<Pick<RunRecord, 'parentRunId' | 'parentStepId' | 'fixtures' | 'status' | 'replayOf' | 'handoff'>>;
 
 export interface RunFilter {
   flowId?: string;
@@ -106,6 +117,8 @@ export interface RunListItem {
   parentRunId: string | null;
   parentStepId: string | null;
   replayOf: { runId: string; checkpoint: string } | null;
+  /** The hand-off asked for; `backend` is where the run is now (the target once handed off). */
+  handoff: RunHandoff | null;
   hasFixtures: boolean;
   createdAt: number;
   updatedAt: number;
@@ -200,9 +213,39 @@ export interface FlowStore {
   delete(id: string): Promise<boolean>;
 }
 
+/** A conversation with a flow served as a chat backend (the API's chat endpoint). */
+export interface ChatRecord {
+  id: string;
+  flowId: string;
+  title: string;
+  /** The AI SDK's UI messages, as the chat keeps them (the active run's answer is not in yet). */
+  messages: Json[];
+  /** The run answering the last user message, until its answer is settled into `messages`. */
+  activeRunId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ChatSummary = Omit<ChatRecord, 'messages'>;
+
+export interface ChatStore {
+  get(id: string): Promise<ChatRecord | undefined>;
+  /** Newest first, at most `limit` (default 100). */
+  list(filter?: { flowId?: string; limit?: number }): Promise<ChatSummary[]>;
+  /** Creates or replaces the chat (its `createdAt` is kept when it exists). */
+  put(chat: Omit<ChatRecord, 'createdAt' | 'updatedAt'>, now: number): Promise<void>;
+  /**
+   * Writes the answered conversation and clears the active run, only while `runId` is still the
+   * active one: of two settlers of one answer exactly one writes. Returns whether this one did.
+   */
+  settle(id: string, runId: string, messages: Json[], now: number): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
+}
+
 export interface RunStore {
   readonly dialect: 'sqlite' | 'postgres';
   readonly flows: FlowStore;
+  readonly chats: ChatStore;
   close(): Promise<void>;
 
   /** Removes a run with its log and approvals, and its child runs; false if unknown. */
@@ -215,7 +258,11 @@ export interface RunStore {
   searchRuns(query: RunSearchQuery): Promise<RunSearchPage>;
   /** A run's tokens per model (what the list prices); empty for an unknown run. */
   runUsage(runId: string): Promise<ModelUsage[]>;
-  updateRun(id: string, patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null }): Promise<void>;
+  /** `backend` changes only when a run hands off (inprocess/handoff.ts). */
+  updateRun(
+    id: string,
+    patch: { status?: RunStatus; output?: Json | null; error?: ErrorInfo | null; backend?: string },
+  ): Promise<void>;
 
   /**
    * Takes ownership of a run for execution. Succeeds when nobody owns it, `owner` already does,

@@ -3,7 +3,13 @@
  * 'temporal', recorded by RunService before the start), the workflow id is the run id, and the workflow itself writes the events and
  * the final status through its activities.
  */
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowIdReusePolicy,
+} from '@temporalio/client';
 import type { Fixtures, Flow, Json, ToolSpec } from '@weft/engine';
 import type { JournalEntry } from '../store/types.ts';
 import { APPROVE_SIGNAL, type ApproveSignal, DEFAULT_TASK_QUEUE, type WeftFlowArgs, WORKFLOW_TYPE } from './types.ts';
@@ -25,7 +31,11 @@ export interface StartTemporalRunOptions {
   taskQueue?: string;
 }
 
-/** Starts the workflow of a run already recorded in the store (RunService.start records it). */
+/**
+ * Starts the workflow of a run already recorded in the store (RunService.start records it).
+ * Keyed by the run id, once: a second start (a hand-off repeated after a crash) is a no-op,
+ * whether the workflow is still open or already closed — never a second execution.
+ */
 export async function startTemporalRun(options: StartTemporalRunOptions): Promise<void> {
   const { client, runId } = options;
   const args: WeftFlowArgs = {
@@ -36,11 +46,16 @@ export async function startTemporalRun(options: StartTemporalRunOptions): Promis
     ...(options.hostTools ? { hostTools: options.hostTools } : {}),
     ...(options.seed && options.seed.length > 0 ? { seed: [...options.seed] } : {}),
   };
-  await client.workflow.start(WORKFLOW_TYPE, {
-    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-    workflowId: runId,
-    args: [args],
-  });
+  try {
+    await client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      workflowId: runId,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [args],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
 
 /** Sends a person's decision on the approval at `stepId` to the run's workflow. */

@@ -4,7 +4,7 @@
  * stderr. Exit 0 completed, 1 failed, 2 parked (an approval nobody here could decide).
  */
 import { dirname } from 'node:path';
-import type { Fixtures, Json } from '@weft/engine';
+import { FIRST_TOOL_CALL, type Fixtures, HANDOFF_TARGETS, type Json } from '@weft/engine';
 import { configuredBackends } from '../../backends.ts';
 import { cliDecider, parseApproveFlags, terminalIsInteractive } from '../approvals.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
@@ -33,6 +33,9 @@ Options:
   --flows <dir>              where \`spawn\` finds other flows by id (default: the flow file's folder)
   --fixtures <file>          recorded model turns to use instead of providers (see \`weft runs fixtures\`)
   --approve <stepId>=yes|no  decide an approval in advance (repeatable)
+  --handoff <engine>@<point> start in-process (first tokens at once) and continue on temporal
+                             or inngest at first-tool-call or at a step id, e.g.
+                             temporal@first-tool-call (default: the flow's own \`handoff\`)
   --backend <name>           inprocess (default), temporal or inngest:
                                temporal needs TEMPORAL_ADDRESS; a worker runs in this process
                                unless WEFT_TEMPORAL_WORKER=external
@@ -66,6 +69,7 @@ export const runCommand: Command = {
         fixtures: { type: 'string' },
         approve: { type: 'string', multiple: true },
         backend: { type: 'string' },
+        handoff: { type: 'string' },
         json: { type: 'boolean' },
         ...SERVER_OPTION,
       },
@@ -83,6 +87,12 @@ export const runCommand: Command = {
       const why = isExternalBackend(backend) ? ` (${notConfigured(backend)})` : '';
       throw new UsageError(`unknown backend '${backend}'; the CLI can run on: ${backends.join(', ')}${why}`, usage);
     }
+    const handoff = values.handoff === undefined ? undefined : parseHandoff(values.handoff);
+    if (handoff && backend !== 'inprocess')
+      throw new UsageError(
+        `--handoff starts the run in-process and hands it to ${handoff.to}: leave out --backend ${backend}`,
+        usage,
+      );
     const presets = parseApproveFlags(values.approve ?? [], usage);
     const file = args.positionals[0]!;
     const flowsDir = values.flows ?? dirname(file);
@@ -97,7 +107,14 @@ export const runCommand: Command = {
     try {
       let runId: string;
       try {
-        runId = await runs.start({ doc, file, input, ...(fixtures ? { fixtures } : {}), backend });
+        runId = await runs.start({
+          doc,
+          file,
+          input,
+          ...(fixtures ? { fixtures } : {}),
+          backend,
+          ...(handoff ? { handoff } : {}),
+        });
       } catch (error) {
         // Scripts reading the last stdout line learn that no run started, and why.
         if (values.json && error instanceof RunRefused && error.invalid)
@@ -122,6 +139,20 @@ export const runCommand: Command = {
     }
   },
 };
+
+/** `--handoff temporal@first-tool-call` or `inngest@<stepId>`; the point is checked against the flow when the run starts. */
+export function parseHandoff(text: string): { to: (typeof HANDOFF_TARGETS)[number]; at: string } {
+  const at = text.indexOf('@');
+  const to = at < 0 ? text : text.slice(0, at);
+  const point = at < 0 ? '' : text.slice(at + 1);
+  const target = HANDOFF_TARGETS.find((name) => name === to);
+  if (!target || point === '')
+    throw new UsageError(
+      `--handoff must be <engine>@<point>: engine ${HANDOFF_TARGETS.join(' or ')}, point ${FIRST_TOOL_CALL} or a step id (got '${text}')`,
+      usage,
+    );
+  return { to: target, at: point };
+}
 
 /** `{ "<llm step path>": [ { text?, toolCalls?, object?, usage? }, … ] }`, checked enough to name what is wrong. */
 function checkFixtures(doc: unknown): Fixtures {

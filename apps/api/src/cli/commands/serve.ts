@@ -28,7 +28,8 @@ Environment:
                  a token is generated, stored in <WEFT_DATA>/token (0600) and printed.
   WEFT_WEB_DIST  the built editor to serve (default: apps/web/dist; build: pnpm --filter @weft/web build)
   WEFT_LOG_LEVEL pino level for the JSON logs on stderr (default: info)
-  WEFT_TESTS_DIR where tests.save writes test cases and tests.run reads them (default: tests/)`;
+  WEFT_TESTS_DIR where tests.save writes test cases and tests.run reads them (default: tests/)
+  WEFT_EXAMPLES_DIR the example flows the flow list's gallery shows (default: examples/ of this repository)`;
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -104,11 +105,19 @@ export const serveCommand: Command = {
     log.info({ url: server.url, auth: token.source !== 'none', webOrigin: webOrigin ?? null }, 'listening');
 
     // Resume what a crash left behind, without holding up requests: recover() runs each run to
-    // its next stop, which for a long agent loop is a while.
-    const recovery = services.runner.recover().then(
-      (outcomes) => log.info({ recovered: outcomes.length }, `recovered ${outcomes.length} run(s)`),
-      (error: unknown) => log.error({ err: error }, 'recovering runs failed'),
-    );
+    // its next stop, which for a long agent loop is a while. Hand-offs a crash cut short first:
+    // each is one start call, keyed by the run id (a run its engine has is not started twice).
+    const recovery = services.runs
+      .recoverHandOffs()
+      .then(
+        (ids) => ids.length > 0 && log.info({ handOffs: ids.length }, `started ${ids.length} handed-off run(s) again`),
+        (error: unknown) => log.error({ err: error }, 'recovering hand-offs failed'),
+      )
+      .then(() => services.runner.recover())
+      .then(
+        (outcomes) => log.info({ recovered: outcomes.length }, `recovered ${outcomes.length} run(s)`),
+        (error: unknown) => log.error({ err: error }, 'recovering runs failed'),
+      );
 
     const signal = await new Promise<NodeJS.Signals>((done) => {
       process.once('SIGINT', () => done('SIGINT'));

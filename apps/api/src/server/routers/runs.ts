@@ -29,6 +29,7 @@ import {
   compareRuns,
   type Fixtures,
   FlowInvalidError,
+  HANDOFF_TARGETS,
   isFinalStatus,
   type Json,
   RUN_STATUSES,
@@ -58,6 +59,7 @@ export function publicRun(run: RunRecord) {
     parentRunId: run.parentRunId,
     parentStepId: run.parentStepId,
     replayOf: run.replayOf,
+    handoff: run.handoff,
     hasFixtures: run.fixtures !== null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
@@ -167,6 +169,8 @@ export const runsRouter = router({
         input: z.json().optional(),
         backend: z.enum(['inprocess', 'temporal', 'inngest']).optional(),
         fixtures: z.record(z.string(), z.array(z.json())).optional(),
+        /** Start in-process and continue on `to` at `at` (`first-tool-call` or a step id). */
+        handoff: z.object({ to: z.enum(HANDOFF_TARGETS), at: z.string().min(1).max(200) }).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -181,6 +185,7 @@ export const runsRouter = router({
           input: (input.input ?? {}) as Json,
           ...(input.fixtures ? { fixtures: input.fixtures as Fixtures } : {}),
           ...(input.backend ? { backend: input.backend } : {}),
+          ...(input.handoff ? { handoff: input.handoff } : {}),
         }),
       );
     }),

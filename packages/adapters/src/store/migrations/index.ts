@@ -8,6 +8,8 @@ import { initial } from './0001_initial.ts';
 import { flows } from './0002_flows.ts';
 import { replayOf } from './0003_replay_of.ts';
 import { runSearch } from './0004_run_search.ts';
+import { chats } from './0005_chats.ts';
+import { handoff } from './0006_handoff.ts';
 
 /** Append only: a name, once released, keeps its meaning forever. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -15,6 +17,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002_flows': flows,
   '0003_replay_of': replayOf,
   '0004_run_search': runSearch,
+  '0005_chats': chats,
+  '0006_handoff': handoff,
 };
 
 /**

@@ -101,6 +101,7 @@ export const runsListCommand: Command = {
             flowVersion: run.flowVersion,
             status: run.status,
             backend: run.backend,
+            handoff: run.handoff,
             parentRunId: run.parentRunId,
             createdAt: run.createdAt,
             updatedAt: run.updatedAt,
@@ -121,7 +122,8 @@ export const runsListCommand: Command = {
         run.id,
         `${run.flowId}@${run.flowVersion}`,
         colourStatus(run.status),
-        run.backend,
+        // A handed-off run shows where it started and where it went on.
+        run.handoff && run.backend !== 'inprocess' ? `inprocess→${run.backend}` : run.backend,
         formatDateTime(run.createdAt),
         run.durationMs !== null || isFinalStatus(run.status)
           ? formatDuration(run.durationMs)

@@ -110,6 +110,11 @@ export const runsShowCommand: Command = {
       stdout.write(`${bold('flow')}     ${run.flowId}@${run.flowVersion}\n`);
       stdout.write(`${bold('status')}   ${colourStatus(run.status)}\n`);
       stdout.write(`${bold('backend')}  ${run.backend}\n`);
+      if (state.handoff)
+        stdout.write(
+          `${bold('handoff')}  from ${state.handoff.from} to ${state.handoff.to} at ${state.handoff.checkpoint}\n`,
+        );
+      else if (run.handoff) stdout.write(`${bold('handoff')}  to ${run.handoff.to} at ${run.handoff.at} (not yet)\n`);
       if (run.parentRunId) stdout.write(`${bold('parent')}   ${run.parentRunId} (step ${run.parentStepId})\n`);
       stdout.write(`${bold('started')}  ${formatDateTime(run.createdAt)}\n`);
       stdout.write(`${bold('duration')} ${formatDuration(ended === null ? null : ended - run.createdAt)}\n`);
