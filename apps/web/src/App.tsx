@@ -1,9 +1,13 @@
+import { lazy, Suspense } from 'react';
 import { hrefOf, useRoute } from './components/route.ts';
 import { ToastProvider } from './components/Toasts.tsx';
 import { useTheme } from './components/theme.ts';
 import { EditorScreen } from './screens/EditorScreen.tsx';
 import { FlowListScreen } from './screens/FlowListScreen.tsx';
 import { RunsScreen } from './screens/RunsScreen.tsx';
+
+// The chat screen brings the AI SDK with it: its own chunk, loaded when a chat is opened.
+const ChatScreen = lazy(() => import('./chat/ChatScreen.tsx').then((module) => ({ default: module.ChatScreen })));
 
 export function App() {
   const route = useRoute();
@@ -42,6 +46,10 @@ export function App() {
           <FlowListScreen />
         ) : route.screen === 'runs' ? (
           <RunsScreen filters={route.filters} />
+        ) : route.screen === 'chat' ? (
+          <Suspense fallback={<p className="loading muted">Loading…</p>}>
+            <ChatScreen key={route.flowId} flowId={route.flowId} chatId={route.chatId} />
+          </Suspense>
         ) : route.screen === 'run' ? (
           // EditorScreen looks the run up (`runs.get`) and draws the flow version it ran; another
           // permalink of the same run moves the view without rebuilding it (one key for all runs:

@@ -18,7 +18,8 @@ function token(): string | null {
   }
 }
 
-function authHeaders(): Record<string, string> {
+/** The bearer header for the stored token, if any (also sent by the chat's plain HTTP calls). */
+export function authHeaders(): Record<string, string> {
   const value = token();
   return value ? { Authorization: `Bearer ${value}` } : {};
 }

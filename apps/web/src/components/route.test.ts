@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runHref } from '../run-view/permalink.ts';
-import { hrefOf, parseFilters, parseRoute, queryOfFilters, type Route, resolveSince } from './route.ts';
+import { hrefOf, parseFilters, parseRoute, parseView, queryOfFilters, type Route, resolveSince } from './route.ts';
 
 describe('the runs routes', () => {
   it('reads the runs screen with its filters', () => {
@@ -45,6 +45,40 @@ describe('the runs routes', () => {
     expect(parseRoute('#/runs/r1?at=-1&step=')).toEqual({ screen: 'run', runId: 'r1' });
   });
 
+  it('reads the chat routes', () => {
+    expect(parseRoute('#/chat/research-agent')).toEqual({ screen: 'chat', flowId: 'research-agent' });
+    expect(parseRoute('#/chat/research-agent/')).toEqual({ screen: 'chat', flowId: 'research-agent' });
+    expect(parseRoute('#/chat/research-agent/c%201')).toEqual({
+      screen: 'chat',
+      flowId: 'research-agent',
+      chatId: 'c 1',
+    });
+    expect(parseRoute('#/chat/')).toEqual({ screen: 'list' });
+    expect(parseRoute('#/chat/a/b/c')).toEqual({ screen: 'list' });
+    expect(hrefOf({ screen: 'chat', flowId: 'a b', chatId: 'x/y' })).toBe('#/chat/a%20b/x%2Fy');
+  });
+
+  it('reads the canvas viewport of the editor address', () => {
+    expect(parseRoute('#/flows/f?view=-120,40.5,0.25')).toEqual({
+      screen: 'editor',
+      flowId: 'f',
+      view: { x: -120, y: 40.5, zoom: 0.25 },
+    });
+    // Anything not three finite numbers with a positive zoom is no view: the flow opens as usual.
+    for (const bad of ['1,2', '1,2,0', '1,2,-1', 'a,b,c', '1,,1', '1,2,3,4', '', 'Infinity,0,1'])
+      expect(parseRoute(`#/flows/f?view=${bad}`)).toEqual({ screen: 'editor', flowId: 'f' });
+    // A zoom beyond the canvas's range is clamped to it.
+    expect(parseView('0,0,100')).toEqual({ x: 0, y: 0, zoom: 4 });
+    expect(parseRoute('#/flows/a%3Fb?view=1,2,1')).toEqual({
+      screen: 'editor',
+      flowId: 'a?b',
+      view: { x: 1, y: 2, zoom: 1 },
+    });
+    expect(hrefOf({ screen: 'editor', flowId: 'f', view: { x: 10.4, y: -3.6, zoom: 0.12345 } })).toBe(
+      '#/flows/f?view=10,-4,0.123',
+    );
+  });
+
   it('keeps the older routes', () => {
     expect(parseRoute('')).toEqual({ screen: 'list' });
     expect(parseRoute('#/flows/a-b/runs/r1')).toEqual({ screen: 'editor', flowId: 'a-b', runId: 'r1' });
@@ -56,6 +90,7 @@ describe('the runs routes', () => {
       { screen: 'list' },
       { screen: 'editor', flowId: 'f' },
       { screen: 'editor', flowId: 'f', runId: 'r 1' },
+      { screen: 'editor', flowId: 'f g', view: { x: -10, y: 20, zoom: 1.5 } },
       { screen: 'runs', filters: {} },
       {
         screen: 'runs',
@@ -64,6 +99,8 @@ describe('the runs routes', () => {
       { screen: 'runs', filters: { backend: ['inngest', 'temporal'], since: '7d', until: 5 } },
       { screen: 'run', runId: 'r1', at: 0 },
       { screen: 'run', runId: 'r/1', at: 9, step: 'each[3]/pick' },
+      { screen: 'chat', flowId: 'f' },
+      { screen: 'chat', flowId: 'f g', chatId: 'c/1' },
     ];
     for (const route of routes) expect(parseRoute(hrefOf(route))).toEqual(route);
   });

@@ -1,12 +1,14 @@
 /**
  * Hash routes. No router library needed for so few screens:
  * - `#/` the flow list;
- * - `#/flows/<id>` the editor, `#/flows/<id>/runs/<runId>` the editor showing one run (kept: older
- *   links and the editor's own run list use it);
+ * - `#/flows/<id>?view=<x>,<y>,<zoom>` the editor, at a viewport when `view` is given (else the
+ *   one remembered for the flow, else the whole flow fitted); `#/flows/<id>/runs/<runId>` the
+ *   editor showing one run (kept: older links and the editor's own run list use it);
  * - `#/runs?flow=&version=&status=&backend=&since=&until=&q=&children=` every run, filtered — the
  *   filters live in the address so a filtered list can be shared and survives a reload;
  * - `#/runs/<runId>?at=<seq>&step=<stepId>` the run view (a permalink: run, scrubbed event,
- *   selected step).
+ *   selected step);
+ * - `#/chat/<flowId>` a new conversation with a flow, `#/chat/<flowId>/<chatId>` one conversation.
  *
  * `hrefOf` is the one place these addresses are written; link to screens through it.
  */
@@ -33,11 +35,19 @@ export interface RunFilters {
   children?: boolean | undefined;
 }
 
+/** The canvas's pan (x, y: where the flow's origin is on screen, px) and zoom. */
+export interface CanvasView {
+  x: number;
+  y: number;
+  zoom: number;
+}
+
 export type Route =
   | { screen: 'list' }
-  | { screen: 'editor'; flowId: string; runId?: string | undefined }
+  | { screen: 'editor'; flowId: string; runId?: string | undefined; view?: CanvasView | undefined }
   | { screen: 'runs'; filters: RunFilters }
-  | { screen: 'run'; runId: string; at?: number | undefined; step?: string | undefined };
+  | { screen: 'run'; runId: string; at?: number | undefined; step?: string | undefined }
+  | { screen: 'chat'; flowId: string; chatId?: string | undefined };
 
 const RELATIVE = /^(\d{1,6})([mhd])$/;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -117,10 +127,36 @@ export function parseRoute(hash: string): Route {
     if (step) route.step = step;
     return route;
   }
-  const match = /^#\/flows\/([^/]+)(?:\/runs\/([^/]+))?$/.exec(hash);
+  const chat = /^#\/chat\/([^/?]+)(?:\/([^/?]+))?\/?$/.exec(hash);
+  if (chat?.[1]) {
+    const flowId = decodeURIComponent(chat[1]);
+    return chat[2] ? { screen: 'chat', flowId, chatId: decodeURIComponent(chat[2]) } : { screen: 'chat', flowId };
+  }
+  const match = /^#\/flows\/([^/?]+)(?:\/runs\/([^/?]+))?\/?(?:\?(.*))?$/.exec(hash);
   if (!match?.[1]) return { screen: 'list' };
   const flowId = decodeURIComponent(match[1]);
-  return match[2] ? { screen: 'editor', flowId, runId: decodeURIComponent(match[2]) } : { screen: 'editor', flowId };
+  if (match[2]) return { screen: 'editor', flowId, runId: decodeURIComponent(match[2]) };
+  const view = parseView(new URLSearchParams(match[3] ?? '').get('view'));
+  return view ? { screen: 'editor', flowId, view } : { screen: 'editor', flowId };
+}
+
+/** The zoom range the canvas allows (Canvas.tsx); a view outside it is clamped, not refused. */
+export const MIN_ZOOM = 0.01;
+export const MAX_ZOOM = 4;
+
+/** `<x>,<y>,<zoom>` (finite numbers, zoom > 0), or undefined for anything else. */
+export function parseView(value: string | null | undefined): CanvasView | undefined {
+  const parts = (value ?? '').split(',');
+  if (parts.length !== 3 || parts.some((part) => part.trim() === '')) return undefined;
+  const [x, y, zoom] = parts.map(Number) as [number, number, number];
+  if (![x, y, zoom].every(Number.isFinite) || zoom <= 0) return undefined;
+  return { x, y, zoom: Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom)) };
+}
+
+/** A view as the address writes it: whole pixels, zoom to 3 decimals (short, and stable while still). */
+export function formatView(view: CanvasView): string {
+  const zoom = Math.round(view.zoom * 1000) / 1000;
+  return `${Math.round(view.x)},${Math.round(view.y)},${zoom}`;
 }
 
 // `replaceRoute` changes the address without a hashchange event; it announces itself with this one.
@@ -149,7 +185,8 @@ export function hrefOf(route: Route): string {
       return '#/';
     case 'editor': {
       const base = `#/flows/${encodeURIComponent(route.flowId)}`;
-      return route.runId ? `${base}/runs/${encodeURIComponent(route.runId)}` : base;
+      if (route.runId) return `${base}/runs/${encodeURIComponent(route.runId)}`;
+      return route.view ? `${base}?view=${formatView(route.view)}` : base;
     }
     case 'runs': {
       const query = queryOfFilters(route.filters);
@@ -161,6 +198,10 @@ export function hrefOf(route: Route): string {
       if (route.at !== undefined) query.push(`at=${encodeURIComponent(String(route.at))}`);
       if (route.step) query.push(`step=${encodeURIComponent(route.step)}`);
       return `#/runs/${encodeURIComponent(route.runId)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+    }
+    case 'chat': {
+      const base = `#/chat/${encodeURIComponent(route.flowId)}`;
+      return route.chatId ? `${base}/${encodeURIComponent(route.chatId)}` : base;
     }
   }
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { hrefOf } from '../components/route.ts';
 import { ExportDialog } from '../export/ExportDialog.tsx';
 import { useEditor } from '../store/editor-hooks.ts';
 import { EditActions } from './canvas/EditActions.tsx';
@@ -27,6 +28,14 @@ export function Toolbar() {
         ) : null}
       </h1>
       <EditActions />
+      <a
+        className="button"
+        href={hrefOf({ screen: 'chat', flowId })}
+        aria-label="Chat with this flow"
+        title="Use the saved flow as a chat backend"
+      >
+        Chat
+      </a>
       <button
         type="button"
         className="button"
