@@ -18,12 +18,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { Fixtures, Json } from '@weft/engine';
-import { pipeUIMessageStreamToResponse, UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import { z } from 'zod';
 import { serviceError } from '../routers/runs.ts';
 import type { ApiServices } from '../services.ts';
 import { ChatRequestError, ChatSessions } from './chat-sessions.ts';
-import { streamOf } from './chat-stream.ts';
 
 export const CHAT_PATH = '/api/chat';
 
@@ -120,13 +119,31 @@ export function chatHandler(services: ApiServices) {
   };
 }
 
+/**
+ * Writes the chunks as the UI message stream protocol's server-sent events (`data: <chunk>`,
+ * then `data: [DONE]`) with the SDK's headers. Written straight to the socket rather than through
+ * `pipeUIMessageStreamToResponse`'s three web-stream stages: the first token leaves about 2 ms
+ * sooner (bench/chat). Idle streams (a run waiting for an approval) get a comment line every
+ * KEEP_ALIVE_MS so proxies keep them open.
+ */
 function stream(res: ServerResponse, chunks: AsyncGenerator<unknown>): void {
-  void pipeUIMessageStreamToResponse({
-    response: res,
-    stream: streamOf(chunks) as Parameters<typeof pipeUIMessageStreamToResponse>[0]['stream'],
-    headers: { ...UI_MESSAGE_STREAM_HEADERS, 'cache-control': 'no-store' },
-    keepAliveMs: KEEP_ALIVE_MS,
-  });
+  res.writeHead(200, { ...UI_MESSAGE_STREAM_HEADERS, 'cache-control': 'no-store' });
+  res.flushHeaders();
+  let idle = false;
+  const keepAlive = setInterval(() => {
+    if (idle) res.write(': keep-alive\n\n');
+    idle = true;
+  }, KEEP_ALIVE_MS);
+  keepAlive.unref();
+  void (async () => {
+    for await (const chunk of chunks) {
+      idle = false;
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    }
+    res.end('data: [DONE]\n\n');
+  })()
+    .catch(() => res.destroy())
+    .finally(() => clearInterval(keepAlive));
 }
 
 /** Aborts when the client goes away: the stream stops following; the run goes on. */
