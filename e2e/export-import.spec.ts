@@ -131,8 +131,13 @@ describe('export a flow as TypeScript and import it back', () => {
     await draft.waitFor({ state: 'detached' });
     expect((await api<{ name: string }>('flows.get', { id: FLOW_ID })).name).toBe('Content moderation');
 
-    // Import that file from the flow list: a new flow, opened in the editor.
+    // Import that file from the flow list: a new flow, opened in the editor. The draft name is
+    // an unsaved edit: the editor asks before dropping it.
     await page.getByRole('link', { name: 'Back to all flows' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Leave without saving?' })
+      .getByRole('button', { name: 'Leave without saving' })
+      .click();
     const importButton = page.getByRole('button', { name: 'Import a TypeScript flow file' });
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), importButton.click()]);
     await chooser.setFiles(file);

@@ -12,11 +12,16 @@ if [ "$#" -gt 0 ]; then
   exec node apps/api/src/cli/main.ts "$@"
 fi
 scripts/ensure-web-build.sh || echo "weft: the editor could not be built; the API starts anyway" >&2
-node apps/api/src/cli/main.ts run examples/summarize-text.json --input @examples/summarize-text.input.json || true
+# The demo run goes into the same store the server opens next (WEFT_DATA or DATABASE_URL, read
+# by both), so it is in the runs screen; its id (the last line of --json) makes a direct link.
+demo_run="$(node apps/api/src/cli/main.ts run examples/summarize-text.json --input @examples/summarize-text.input.json --json |
+  tail -n 1 | sed -n 's/^{"runId":"\(run_[A-Za-z0-9]*\)".*/\1/p')" || true
 cat >&2 <<MSG
 
 Weft is ready. Starting the server: open the editor at http://127.0.0.1:${PORT:-3001}/ (Ctrl-C
-stops it). Meanwhile, in another shell:
+stops it): the flow list shows the examples, to run or copy. ${demo_run:+The demo run just made:
+  http://127.0.0.1:${PORT:-3001}/#/runs/${demo_run}   (every run: http://127.0.0.1:${PORT:-3001}/#/runs)
+}Meanwhile, in another shell:
   curl http://127.0.0.1:${PORT:-3001}/health
   pnpm weft run examples/support-triage.json --input @examples/support-triage.input.json --fixtures examples/support-triage.fixtures.json
   pnpm weft runs list

@@ -60,6 +60,29 @@ describe('weft … --server', () => {
     expect(got?.status).toBe('completed');
   });
 
+  it('imports the flows a flow spawns from its folder when the server lacks them, or names the missing one', async () => {
+    await ws.write(
+      'kid.json',
+      flow('kid', [{ id: 'add', type: 'transform', value: '=input.n + 1' }], { output: '=steps.add.output' }),
+    );
+    const parent = await ws.write(
+      'parent.json',
+      flow('parent', [{ id: 'child', type: 'spawn', flow: 'kid', input: { n: '=1' } }]),
+    );
+    const result = await ws.cli(['run', parent, '--server', server.url, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await services.store.flows.get('kid'))?.version).toBe(1);
+    const orphan = await ws.write(
+      'orphan.json',
+      flow('orphan', [{ id: 'child', type: 'spawn', flow: 'nowhere', input: {} }]),
+    );
+    const refused = await ws.cli(['run', orphan, '--server', server.url]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(
+      /flow 'orphan' uses flow 'nowhere', which neither the server nor \S+ has \(no \S+nowhere\.json\)/,
+    );
+  });
+
   it('parks on an approval (exit 2), then `approve --server` completes it', async () => {
     const parked = await ws.cli(['run', gated, '--input', '{"text":"post"}', '--server', server.url, '--json']);
     expect(parked.code).toBe(2);

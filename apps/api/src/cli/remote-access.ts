@@ -3,17 +3,20 @@
  * tRPC: the same procedures the editor calls, so a run started from the terminal shows there.
  * The server executes; this command only asks and follows (Ctrl-C stops following).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { isFinalStatus, type Json, type RunState } from '@weft/engine';
+import { readJsonFile } from './files.ts';
 import { CliError, EXIT, stderr } from './output.ts';
 import { connect, followRun, type Remote, remoteError } from './remote.ts';
 import { type RunAccess, RunRefused } from './run-access.ts';
 
-export function openRemoteAccess(url: string): RunAccess {
+export function openRemoteAccess(url: string, flowsDir?: string): RunAccess {
   const remote: Remote = connect(url);
   return {
     async start({ doc, input, fixtures, backend, handoff }) {
       try {
-        const { flow } = await remote.client.flows.import.mutate({ json: JSON.stringify(doc) });
+        const flow = await importWithSubFlows(remote, doc, flowsDir);
         const { runId } = await remote.client.runs.start.mutate({
           flowId: flow.id,
           version: flow.version,
@@ -89,4 +92,39 @@ export function openRemoteAccess(url: string): RunAccess {
 
     async close() {},
   };
+}
+
+/**
+ * Imports the flow file's document on the server together with the flows it spawns or calls as
+ * tools that the server lacks, read from `flowsDir` as `<id>.json` (asked again until nothing is
+ * missing, for sub-flows of sub-flows); returns the flow's saved version.
+ */
+async function importWithSubFlows(
+  remote: Remote,
+  doc: unknown,
+  flowsDir: string | undefined,
+): Promise<{ id: string; version: number }> {
+  const files = [{ name: 'flow file', json: JSON.stringify(doc) }];
+  const id = (doc as { id?: unknown } | null)?.id;
+  for (;;) {
+    const { imported, missing } = await remote.client.flows.importFiles.mutate({ files });
+    const flow = imported.find((candidate) => candidate.id === id) ?? imported[0];
+    if (missing.length === 0 && flow) return flow;
+    const first = missing[0];
+    if (!first) throw new CliError('the server imported nothing');
+    if (flowsDir === undefined) {
+      throw new CliError(
+        `flow '${first.neededBy}' uses flow '${first.flow}', which the server does not have: pass --flows <dir>`,
+      );
+    }
+    for (const need of missing) {
+      const file = join(flowsDir, `${need.flow}.json`);
+      if (!existsSync(file)) {
+        throw new CliError(
+          `flow '${need.neededBy}' uses flow '${need.flow}', which neither the server nor ${flowsDir} has (no ${file})`,
+        );
+      }
+      files.push({ name: `${need.flow}.json`, json: JSON.stringify(await readJsonFile(file, 'flow file')) });
+    }
+  }
 }

@@ -97,5 +97,7 @@ export interface AccessOptions {
 }
 
 export function openRunAccess(options: AccessOptions): Promise<RunAccess> {
-  return options.server ? Promise.resolve(openRemoteAccess(options.server)) : openLocalAccess(options);
+  return options.server
+    ? Promise.resolve(openRemoteAccess(options.server, options.flowsDir))
+    : openLocalAccess(options);
 }

@@ -1,6 +1,7 @@
 /** The API: one router per feature. `AppRouter` is the only thing the web app imports. */
 import { approvalsRouter } from './routers/approvals.ts';
 import { backendsRouter } from './routers/backends.ts';
+import { examplesRouter } from './routers/examples.ts';
 import { flowsRouter } from './routers/flows.ts';
 import { modelsRouter } from './routers/models.ts';
 import { runsRouter } from './routers/runs.ts';
@@ -16,6 +17,7 @@ export const appRouter = router({
   tools: toolsRouter,
   backends: backendsRouter,
   tests: testsRouter,
+  examples: examplesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { backendSettings, configuredBackends } from '../backends.ts';
 import { openRuntime } from '../runtime.ts';
 import { EventBus } from './events/bus.ts';
+import { DEFAULT_EXAMPLES_DIR } from './examples/catalog.ts';
 import { storeFlowSource } from './flow-source.ts';
 import { createLogger } from './logger.ts';
 
@@ -28,6 +29,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Where `tests.*` keeps test cases; default WEFT_TESTS_DIR, else `tests/` under the working directory. */
   testsDir?: string;
+  /** The example flows the gallery shows; default WEFT_EXAMPLES_DIR, else the repository's `examples/`. */
+  examplesDir?: string;
 }
 
 export interface ApiServices {
@@ -45,6 +48,8 @@ export interface ApiServices {
   backends: ReadonlyMap<string, RunBackend>;
   /** The folder of test cases (runs saved as tests), absolute. */
   testsDir: string;
+  /** The folder of example flows (the gallery), absolute. */
+  examplesDir: string;
   close(): Promise<void>;
 }
 
@@ -89,6 +94,7 @@ export async function createServices(options: ServiceOptions = {}): Promise<ApiS
     tools,
     backends: runtime.backends,
     testsDir: resolve(options.testsDir ?? (env.WEFT_TESTS_DIR || DEFAULT_TESTS_DIR)),
+    examplesDir: resolve(options.examplesDir ?? (env.WEFT_EXAMPLES_DIR || DEFAULT_EXAMPLES_DIR)),
     async close() {
       await bus.stop();
       await runtime.close();

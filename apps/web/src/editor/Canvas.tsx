@@ -21,13 +21,18 @@ import {
   ReactFlow,
   SelectionMode,
   useReactFlow,
+  useStore,
 } from '@xyflow/react';
-import { type DragEvent, useCallback, useEffect, useState } from 'react';
+import { type DragEvent, useCallback, useEffect, useMemo, useState } from 'react';
 import { CompareLegend } from '../compare/CompareLegend.tsx';
+import { MAX_ZOOM, MIN_ZOOM } from '../components/route.ts';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
+import { type Collapse, CollapseContext } from './canvas/collapse.ts';
+import { FarContext } from './canvas/far.ts';
 import { StepActions } from './canvas/StepActions.tsx';
 import { useCanvasShortcuts } from './canvas/use-canvas-shortcuts.ts';
-import { toFlowEdges, toFlowNodes, type WeftNode } from './flow-nodes.ts';
+import { useViewportMemory } from './canvas/use-viewport-memory.ts';
+import { hiddenNodeIds, toFlowEdges, toFlowNodes, type WeftNode } from './flow-nodes.ts';
 import { nodeTypes } from './nodes/node-types.ts';
 import './canvas/canvas.css';
 
@@ -36,6 +41,12 @@ export const STEP_DRAG_TYPE = 'application/x-weft-step';
 const FIT_VIEW = { maxZoom: 1 };
 const SNAP_GRID: [number, number] = [10, 10];
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+/**
+ * Below this zoom nodes are drawn as plain boxes (canvas.css, `.canvas.far`): their text is
+ * unreadable there anyway, and painting it for every node of a large flow is what a pan spends
+ * its frames on.
+ */
+const FAR_ZOOM = 0.3;
 
 /** The selection after xyflow's select changes. */
 function nextSelection(current: readonly string[], changes: readonly { id: string; selected: boolean }[]): string[] {
@@ -65,13 +76,42 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   const selectedIds = useEditor((state) => state.selectedIds);
   const selectedEdgeIds = useEditor((state) => state.selectedEdgeIds);
   const snapToGrid = useEditor((state) => state.snapToGrid);
+  const flowId = useEditor((state) => state.flowId);
+  const viewport = useViewportMemory(flowId);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const collapse = useMemo<Collapse>(
+    () => ({
+      collapsed,
+      toggle: (id) =>
+        setCollapsed((current) => {
+          const next = new Set(current);
+          if (!next.delete(id)) next.add(id);
+          return next;
+        }),
+    }),
+    [collapsed],
+  );
   const [nodes, setNodes] = useState<WeftNode[]>(() => toFlowNodes(graph, selectedIds, []));
   const [edges, setEdges] = useState<Edge[]>(() => toFlowEdges(graph, [], selectedEdgeIds));
   const { screenToFlowPosition } = useReactFlow();
+  // A boolean: the canvas re-renders when the zoom crosses the line, not on every zoom step.
+  const far = useStore((state) => state.transform[2] < FAR_ZOOM);
+  // Far out, edges go without their arm labels (hidden there anyway): a label measures itself
+  // (getBBox) each time its edge is drawn, and panning a large flow draws edges in and out.
+  const drawnEdges = useMemo(
+    () => (far ? edges.map((edge) => (edge.label === undefined ? edge : { ...edge, label: undefined })) : edges),
+    [far, edges],
+  );
   useCanvasShortcuts(store);
 
-  useEffect(() => setNodes((previous) => toFlowNodes(graph, selectedIds, previous)), [graph, selectedIds]);
-  useEffect(() => setEdges((previous) => toFlowEdges(graph, previous, selectedEdgeIds)), [graph, selectedEdgeIds]);
+  useEffect(
+    () => setNodes((previous) => toFlowNodes(graph, selectedIds, previous, collapsed)),
+    [graph, selectedIds, collapsed],
+  );
+  useEffect(
+    () => setEdges((previous) => toFlowEdges(graph, previous, selectedEdgeIds, hiddenNodeIds(graph, collapsed))),
+    [graph, selectedEdgeIds, collapsed],
+  );
 
   const onNodesChange = useCallback(
     (changes: NodeChange<WeftNode>[]) => {
@@ -132,40 +172,48 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   const onPaneClick = useCallback(() => store.getState().select(null), [store]);
 
   return (
-    <div className="canvas">
-      <ReactFlow<WeftNode>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onConnect={onConnect}
-        onDragOver={onDragOver}
-        onDrop={onDrop}
-        onPaneClick={onPaneClick}
-        colorMode={colorMode}
-        fitView
-        fitViewOptions={FIT_VIEW}
-        snapToGrid={snapToGrid}
-        snapGrid={SNAP_GRID}
-        minZoom={0.05}
-        onlyRenderVisibleElements
-        deleteKeyCode={null}
-        selectionKeyCode="Shift"
-        multiSelectionKeyCode={MULTI_SELECT_KEYS}
-        selectionMode={SelectionMode.Partial}
-        aria-label="Flow canvas"
-      >
-        <Background gap={20} />
-        <MiniMap pannable zoomable ariaLabel="Minimap" />
-        <Controls aria-label="Canvas controls" />
-        <Panel position="top-left">
-          <StepActions />
-        </Panel>
-        <Panel position="top-right">
-          <CompareLegend />
-        </Panel>
-      </ReactFlow>
+    <div className={far ? 'canvas far' : 'canvas'}>
+      <FarContext value={far}>
+        <CollapseContext value={collapse}>
+          <ReactFlow<WeftNode>
+            nodes={nodes}
+            edges={drawnEdges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onConnect={onConnect}
+            onDragOver={onDragOver}
+            onDrop={onDrop}
+            onPaneClick={onPaneClick}
+            colorMode={colorMode}
+            fitView={viewport.start === undefined}
+            fitViewOptions={FIT_VIEW}
+            {...(viewport.start ? { defaultViewport: viewport.start } : {})}
+            onMove={viewport.onMove}
+            snapToGrid={snapToGrid}
+            snapGrid={SNAP_GRID}
+            // Low enough that fit-to-view shows the whole of a 2,000-step flow (laid out in columns).
+            minZoom={MIN_ZOOM}
+            maxZoom={MAX_ZOOM}
+            onlyRenderVisibleElements
+            deleteKeyCode={null}
+            selectionKeyCode="Shift"
+            multiSelectionKeyCode={MULTI_SELECT_KEYS}
+            selectionMode={SelectionMode.Partial}
+            aria-label="Flow canvas"
+          >
+            <Background gap={20} />
+            <MiniMap pannable zoomable ariaLabel="Minimap" />
+            <Controls aria-label="Canvas controls" />
+            <Panel position="top-left">
+              <StepActions />
+            </Panel>
+            <Panel position="top-right">
+              <CompareLegend />
+            </Panel>
+          </ReactFlow>
+        </CollapseContext>
+      </FarContext>
     </div>
   );
 }

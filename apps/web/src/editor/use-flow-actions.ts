@@ -1,26 +1,12 @@
-/** Save (graph → IR → flows.save) and the live compile check that feeds the problems panel. */
+/** Save (graph → IR → flows.save); the live compile check is in live-problems.ts. */
 import { graphToFlow } from '@weft/engine';
-import { useCallback, useDeferredValue, useEffect } from 'react';
+import { useCallback } from 'react';
 import { useToast } from '../components/Toasts.tsx';
-import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
+import { useEditorStoreApi } from '../store/editor-hooks.ts';
 import type { Problem } from '../store/editor-store.ts';
 import { flowErrorsOf, messageOf, trpc } from '../trpc.ts';
 
-/** Compiles (and validates) the graph as it changes; problems are pinned to nodes. */
-export function useLiveProblems(): void {
-  const store = useEditorStoreApi();
-  const graph = useDeferredValue(useEditor((state) => state.graph));
-  useEffect(() => {
-    const result = graphToFlow(graph);
-    store
-      .getState()
-      .setProblems(
-        result.ok
-          ? []
-          : result.errors.map((issue) => ({ nodeId: issue.nodeId, message: issue.message, source: 'graph' })),
-      );
-  }, [graph, store]);
-}
+export { useLiveProblems } from './live-problems.ts';
 
 /** Returns `save()`: resolves true once the server has the new version. */
 export function useSave(): () => Promise<boolean> {

@@ -20,7 +20,7 @@ import {
 import { isContainerType, stepInfo } from './step-catalog.ts';
 
 // Drawn nodes are taller than the engine's layout unit (model line, streamed text): leave room.
-const GAP_Y = NODE_HEIGHT + 90;
+export const GAP_Y = NODE_HEIGHT + 90;
 
 /** A step id not used in the graph: `llm`, `llm_2`, … (step ids are identifiers). */
 export function freshStepId(graph: FlowGraph, type: StepType): string {

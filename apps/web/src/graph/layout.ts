@@ -1,34 +1,16 @@
 /**
  * Auto-layout: layered, top to bottom, with elkjs; a container (map/loop) is laid out around its
  * body. `simpleLayout` (the engine's own column layout, via graph → IR → graph) is the fallback
- * when elk fails; a graph that does not compile keeps its positions there.
+ * when elk fails, and the layout of flows too large for elk to lay out in a moment; a graph that
+ * does not compile keeps its positions there. A long flow is then wrapped into columns
+ * (wrap-columns.ts), so fit-to-view shows all of it.
  */
-import {
-  BODY_HANDLE,
-  type FlowGraph,
-  flowToGraph,
-  type GraphNode,
-  graphToFlow,
-  NODE_HEIGHT,
-  NODE_WIDTH,
-} from '@weft/engine';
+import { BODY_HANDLE, type Flow, type FlowGraph, flowToGraph, type GraphNode, graphToFlow } from '@weft/engine';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api';
+import { DEFAULT_SIZE, type Size } from './node-sizes.ts';
+import { wrapColumns } from './wrap-columns.ts';
 
-export type Size = { width: number; height: number };
-
-/**
- * The size of a node xyflow has not measured (it measures only what it has rendered), as
- * styles.css draws it. A step is the engine's node size, which its column layout uses too:
- * `.wf-node` is 180px wide and about 60px tall (a model line or live output makes it taller,
- * and then it is measured). Start/end pills and merge/join dots exist only in the editor.
- */
-const DEFAULT_SIZE: Record<GraphNode['kind'], Size> = {
-  step: { width: NODE_WIDTH, height: NODE_HEIGHT },
-  start: { width: 68, height: 27 },
-  end: { width: 60, height: 27 },
-  merge: { width: 28, height: 28 },
-  join: { width: 28, height: 28 },
-};
+export type { Size };
 
 const LAYERED = {
   'elk.algorithm': 'layered',
@@ -124,11 +106,27 @@ export function simpleLayout(graph: FlowGraph): FlowGraph {
   };
 }
 
-/** elk, falling back to the simple layout if elk throws. */
+/** Nodes above which elk takes seconds (it runs on the page's thread): the column layout instead. */
+const ELK_MAX_NODES = 400;
+
+/** elk, falling back to the simple layout if elk throws; long flows wrapped into columns. */
 export async function autoLayout(graph: FlowGraph, sizes?: ReadonlyMap<string, Size>): Promise<FlowGraph> {
+  let laid: FlowGraph;
   try {
-    return await elkLayout(graph, sizes);
+    laid = graph.nodes.length > ELK_MAX_NODES ? simpleLayout(graph) : await elkLayout(graph, sizes);
   } catch {
-    return simpleLayout(graph);
+    laid = simpleLayout(graph);
   }
+  return wrapColumns(laid, sizes);
+}
+
+/**
+ * A flow document drawn for the canvas: its saved positions, or — a flow without them, e.g. one
+ * written by hand or generated — the engine's column layout, wrapped into columns when long.
+ */
+export function drawFlow(flow: Flow): FlowGraph {
+  const graph = flowToGraph(flow);
+  const positions = flow.ui?.positions;
+  const hasSaved = typeof positions === 'object' && positions !== null && Object.keys(positions).length > 0;
+  return hasSaved ? graph : wrapColumns(graph);
 }

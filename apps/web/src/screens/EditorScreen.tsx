@@ -6,7 +6,7 @@
  * timeline under the canvas, restoring the scrubbed event and the selected step of the
  * permalink and keeping the address on them as the user moves.
  */
-import { type Flow, type FlowGraph, flowToGraph } from '@weft/engine';
+import type { Flow, FlowGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
 import { useEffect, useState } from 'react';
 import { ComparePanel } from '../compare/ComparePanel.tsx';
@@ -15,11 +15,13 @@ import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
 import { Canvas } from '../editor/Canvas.tsx';
 import { Inspector } from '../editor/Inspector.tsx';
+import { LeaveGuard } from '../editor/LeaveGuard.tsx';
 import { Palette } from '../editor/Palette.tsx';
 import { ProblemsPanel } from '../editor/ProblemsPanel.tsx';
 import { RunPanel } from '../editor/RunPanel.tsx';
 import { Toolbar } from '../editor/Toolbar.tsx';
 import { useLiveProblems } from '../editor/use-flow-actions.ts';
+import { drawFlow } from '../graph/layout.ts';
 import { useOpenRun } from '../run-view/load-run.ts';
 import { usePermalinkSync } from '../run-view/permalink.ts';
 import { RunDock } from '../run-view/RunDock.tsx';
@@ -77,7 +79,7 @@ function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
     })()
       .then(
         (record) =>
-          live && setLoaded({ flowId: record.flowId, graph: flowToGraph(record.doc as Flow), version: record.version }),
+          live && setLoaded({ flowId: record.flowId, graph: drawFlow(record.doc as Flow), version: record.version }),
       )
       .catch((error: unknown) => {
         if (!live) return;
@@ -130,6 +132,7 @@ function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
   usePermalinkSync(store, runId !== null);
   return (
     <main className="editor">
+      <LeaveGuard />
       <Toolbar />
       {runId ? <RunHeader runId={runId} /> : null}
       <div className="editor-body">

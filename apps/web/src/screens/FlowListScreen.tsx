@@ -1,13 +1,16 @@
 /**
- * Every saved flow: create one from a name, import an IR JSON file or a TypeScript flow
- * (export/ImportCodeButton.tsx), and per flow open, rename
+ * Every saved flow: create one from a name, import IR JSON files (import/ImportFlowsButton.tsx) or
+ * a TypeScript flow (export/ImportCodeButton.tsx), start from an example (examples/ExampleGallery.tsx:
+ * the whole screen of a fresh workspace, a section below the list otherwise), and per flow open, rename
  * (a new version with the new name), duplicate, export (download its IR JSON) and delete.
  */
-import { type ChangeEvent, type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { hrefOf, navigate } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
+import { ExampleGallery } from '../examples/ExampleGallery.tsx';
 import { ImportCodeButton } from '../export/ImportCodeButton.tsx';
 import { slugOf, starterFlow } from '../graph/starter.ts';
+import { ImportFlowsButton } from '../import/ImportFlowsButton.tsx';
 import { messageOf, trpc } from '../trpc.ts';
 
 interface FlowSummary {
@@ -81,7 +84,6 @@ export function FlowListScreen() {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -108,19 +110,6 @@ export function FlowListScreen() {
       toast(`Could not create the flow: ${messageOf(error)}`);
     } finally {
       setBusy(false);
-    }
-  };
-
-  const importFile = async (event: ChangeEvent<HTMLInputElement>) => {
-    const file = event.target.files?.[0];
-    event.target.value = '';
-    if (!file) return;
-    try {
-      const { created, flow } = await trpc.flows.import.mutate({ json: await file.text() });
-      toast(created ? `Imported ${flow.name}` : `Imported ${flow.name} as version ${flow.version}`, 'success');
-      await load();
-    } catch (error) {
-      toast(`Could not import ${file.name}: ${messageOf(error)}`);
     }
   };
 
@@ -171,34 +160,26 @@ export function FlowListScreen() {
             + Create flow
           </button>
         </form>
-        <button
-          type="button"
-          className="button"
-          aria-label="Import a flow file"
-          onClick={() => fileInput.current?.click()}
-        >
-          ⇪ Import…
-        </button>
-        <input
-          ref={fileInput}
-          type="file"
-          accept=".json,application/json"
-          hidden
-          aria-label="Flow file to import"
-          onChange={importFile}
-        />
+        <ImportFlowsButton onImported={() => void load()} />
         <ImportCodeButton />
       </div>
       {flows === null ? (
         <p className="muted">Loading…</p>
       ) : flows.length === 0 ? (
-        <div className="empty-state">
-          <h2>No flows yet</h2>
-          <p>
-            Type a name above and press “Create flow”: you get a one-step flow to build on. Or import a flow’s IR JSON
-            file.
-          </p>
-        </div>
+        <>
+          <div className="empty-state">
+            <h2>No flows yet</h2>
+            <p>
+              Run one of the examples below (offline, on recorded model turns) or copy it here to edit. Or type a name
+              above and press “Create flow”: you get a one-step flow to build on.
+            </p>
+            <LatestRun />
+          </div>
+          <section className="examples-section" aria-labelledby="examples-heading">
+            <h2 id="examples-heading">Examples</h2>
+            <ExampleGallery onSaved={() => void load()} />
+          </section>
+        </>
       ) : (
         <ul className="flow-cards">
           {flows.map((flow) => (
@@ -268,6 +249,43 @@ export function FlowListScreen() {
           ))}
         </ul>
       )}
+      {flows !== null && flows.length > 0 ? (
+        <details className="examples-section">
+          <summary>Examples</summary>
+          <p className="muted examples-intro">
+            Flows that show every step type: run one offline on its recorded model turns, or copy it here to edit.
+          </p>
+          <ExampleGallery onSaved={() => void load()} />
+        </details>
+      ) : null}
     </main>
+  );
+}
+
+/**
+ * The newest run, when a workspace without flows has one (the start script's demo run, a run
+ * started from the CLI): runs live in the runs screen, which a newcomer on the flow list would miss.
+ */
+function LatestRun() {
+  const [latest, setLatest] = useState<{ id: string; flowId: string; status: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    trpc.runs.list
+      .query({ limit: 1 })
+      .then((runs) => live && setLatest(runs[0] ?? null))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!latest) return null;
+  return (
+    <p className="small">
+      Latest run:{' '}
+      <a href={hrefOf({ screen: 'run', runId: latest.id })} aria-label={`Open the latest run, of ${latest.flowId}`}>
+        {latest.flowId} · {latest.status}
+      </a>{' '}
+      · <a href={hrefOf({ screen: 'runs', filters: {} })}>all runs</a>
+    </p>
   );
 }

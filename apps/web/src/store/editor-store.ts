@@ -2,7 +2,16 @@
  * The editor's state: one store per open flow, made by `createEditorStore` and handed down by
  * `EditorStoreProvider`; components read it through selector hooks (editor-hooks.ts).
  */
-import { type FlowGraph, initialRunState, type Json, type RunEvent, type RunState, type StepType } from '@weft/engine';
+import {
+  type FlowGraph,
+  initialRunState,
+  type Json,
+  joinNodeId,
+  mergeNodeId,
+  type RunEvent,
+  type RunState,
+  type StepType,
+} from '@weft/engine';
 import { createStore } from 'zustand/vanilla';
 import {
   type ArmResult,
@@ -14,7 +23,8 @@ import {
   removeParallelBranch,
   renameParallelBranch,
 } from '../graph/arms.ts';
-import { type Clipboard, copyNodes, pasteNodes } from '../graph/clipboard.ts';
+import { type Clipboard, copyNodes } from '../graph/clipboard.ts';
+import { clipboardFromText, clipboardToText } from '../graph/clipboard-ir.ts';
 import {
   appendStep,
   connect,
@@ -27,6 +37,7 @@ import {
 } from '../graph/graph-edit.ts';
 import { emptyHistory, type History, record, redo, undo } from '../graph/history.ts';
 import { autoLayout, type Size } from '../graph/layout.ts';
+import { pasteAfter } from '../graph/paste-after.ts';
 import { renameStep } from '../graph/rename.ts';
 import type { CompareView } from './compare-view.ts';
 import { type NodeRun, nodeOfStep, nodeRunsOf, stepOfNode } from './run-status.ts';
@@ -90,7 +101,12 @@ export interface EditorState {
   redo(): void;
   copySelection(): boolean;
   cutSelection(): void;
+  /** The copied steps as IR JSON for the system clipboard (clipboard-ir.ts), or null. */
+  clipboardText(): string | null;
+  /** Pastes the copied steps after the one selected step (wired in), else offset and loose. */
   paste(): void;
+  /** Pastes steps from the system clipboard's text; returns why it could not, or null. */
+  pasteText(text: string): string | null;
   /** Removes the selected nodes and edges as one edit. */
   deleteSelection(): void;
   /** Renames a step; returns an error message, or null on success. */
@@ -163,6 +179,14 @@ export function createEditorStore(init: EditorInit) {
         history: merge ? { past: history.past, future: [] } : record(history, graph),
         ...selectionOf(ids, get().selectedId),
       });
+    };
+    /** Pastes after the one selected step (wired in), else offset and loose; selects what was pasted. */
+    const pasteIntoGraph = (clipboard: Clipboard, tools: Record<string, Json>) => {
+      const { graph, selectedIds, pasteCount } = get();
+      const anchor = selectedIds.length === 1 ? (selectedIds[0] ?? null) : null;
+      const pasted = pasteAfter(graph, clipboard, anchor, pasteCount, tools);
+      set({ pasteCount: pasteCount + 1 });
+      edit(pasted.graph, pasted.ids);
     };
     const editArm = (result: ArmResult): string | null => {
       if (!result.ok) return result.error;
@@ -258,17 +282,30 @@ export function createEditorStore(init: EditorInit) {
       cutSelection: () => {
         if (get().copySelection()) get().deleteSelection();
       },
+      clipboardText: () => {
+        const { clipboard, graph } = get();
+        return clipboard ? clipboardToText(clipboard, graph.meta) : null;
+      },
       paste: () => {
-        const { clipboard, pasteCount } = get();
-        if (!clipboard) return;
-        const shift = 40 * (pasteCount + 1);
-        const { graph, ids } = pasteNodes(get().graph, clipboard, { x: shift, y: shift });
-        set({ pasteCount: pasteCount + 1 });
-        edit(graph, ids);
+        const { clipboard } = get();
+        if (clipboard) pasteIntoGraph(clipboard, {});
+      },
+      pasteText: (text) => {
+        const read = clipboardFromText(text);
+        if (!read.ok) return read.error;
+        pasteIntoGraph(read.pasted.clipboard, read.pasted.tools);
+        return null;
       },
       deleteSelection: () => {
-        const { selectedIds, selectedEdgeIds } = get();
-        edit(removeNodes(removeEdges(get().graph, selectedEdgeIds), selectedIds), []);
+        const { selectedIds, selectedEdgeIds, graph } = get();
+        // A box selection selects the edges of the nodes it selects too; removed first, they would
+        // leave nothing for removeNodes to re-join the neighbours with. The nodes take them along.
+        const going = new Set(selectedIds.flatMap((id) => [id, mergeNodeId(id), joinNodeId(id)]));
+        const edgeIds = selectedEdgeIds.filter((id) => {
+          const edge = graph.edges.find((candidate) => candidate.id === id);
+          return edge !== undefined && !going.has(edge.source) && !going.has(edge.target);
+        });
+        edit(removeNodes(removeEdges(graph, edgeIds), selectedIds), []);
         set({ selectedEdgeIds: [] });
       },
       renameStep: (from, to) => {

@@ -15,5 +15,5 @@
  * - positions of a container's children are relative to the container (as @xyflow/react expects).
  */
 
-export { type GraphToFlowResult, graphToFlow } from './to-flow.ts';
+export { type GraphToFlowOptions, type GraphToFlowResult, graphToFlow } from './to-flow.ts';
 export { flowToGraph, stepConfig } from './to-graph.ts';

@@ -18,8 +18,17 @@ const isContainer = (node: GraphNode | undefined): boolean => shapeOf(node) === 
 const isFanOut = (node: GraphNode | undefined): boolean => shapeOf(node) === 'fan-out';
 const label = (id: string): string => `'${id}'`;
 
+/** What `graphToFlow` checks besides the graph's structure. */
+export interface GraphToFlowOptions extends ValidateOptions {
+  /**
+   * Compile the structure only, without validating the document: for a part of a flow (the
+   * editor's clipboard), whose steps may refer to steps left behind.
+   */
+  structureOnly?: boolean;
+}
+
 /** Compiles the canvas graph into a flow; `options` go to `validateFlow` (e.g. the host's tool names). */
-export function graphToFlow(graph: FlowGraph, options: ValidateOptions = {}): GraphToFlowResult {
+export function graphToFlow(graph: FlowGraph, options: GraphToFlowOptions = {}): GraphToFlowResult {
   const issues: GraphIssue[] = [];
   const issue = (nodeId: string | null, message: string, edge?: string): void => {
     issues.push({ nodeId, message, ...(edge === undefined ? {} : { edgeId: edge }) });
@@ -273,6 +282,7 @@ export function graphToFlow(graph: FlowGraph, options: ValidateOptions = {}): Gr
   for (const node of graph.nodes) positions[node.id] = { x: node.position.x, y: node.position.y };
   flow.ui = { positions };
 
+  if (options.structureOnly) return { ok: true, flow: flow as unknown as Flow };
   const validated = validateFlow(flow, options);
   if (!validated.ok) {
     return {

@@ -28,7 +28,8 @@ Environment:
                  a token is generated, stored in <WEFT_DATA>/token (0600) and printed.
   WEFT_WEB_DIST  the built editor to serve (default: apps/web/dist; build: pnpm --filter @weft/web build)
   WEFT_LOG_LEVEL pino level for the JSON logs on stderr (default: info)
-  WEFT_TESTS_DIR where tests.save writes test cases and tests.run reads them (default: tests/)`;
+  WEFT_TESTS_DIR where tests.save writes test cases and tests.run reads them (default: tests/)
+  WEFT_EXAMPLES_DIR the example flows the flow list's gallery shows (default: examples/ of this repository)`;
 
 export const serveCommand: Command = {
   name: 'serve',

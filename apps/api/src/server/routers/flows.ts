@@ -25,6 +25,7 @@ import type { Flow, Json, ValidationIssue } from '@weft/engine';
 import { compareFlows, validateFlow } from '@weft/engine';
 import { z } from 'zod';
 import { storeFlowSource } from '../flow-source.ts';
+import { importFlowFiles } from '../import-flows.ts';
 import { procedure, router } from '../trpc.ts';
 
 /** The engine's flow id rule (ir/common.ts): slugs. */
@@ -92,7 +93,10 @@ function describeIssues(issues: readonly ValidationIssue[]): string {
 }
 
 /** validateFlow against every stored flow, `doc` standing in for the stored flow of its id. */
-async function check(store: RunStore, doc: unknown): Promise<{ ok: true } | { ok: false; errors: ValidationIssue[] }> {
+export async function check(
+  store: RunStore,
+  doc: unknown,
+): Promise<{ ok: true } | { ok: false; errors: ValidationIssue[] }> {
   const flows = new Map(await storeFlowSource(store).documents());
   const id = (doc as { id?: unknown } | null)?.id;
   if (typeof id === 'string') flows.set(id, doc);
@@ -101,7 +105,7 @@ async function check(store: RunStore, doc: unknown): Promise<{ ok: true } | { ok
 }
 
 /** Validates `doc` and throws the BAD_REQUEST of an invalid flow. */
-async function requireValid(store: RunStore, doc: unknown): Promise<FlowDoc> {
+export async function requireValid(store: RunStore, doc: unknown): Promise<FlowDoc> {
   const result = await check(store, doc);
   if (!result.ok) {
     const cause = new FlowValidationError(result.errors);
@@ -121,7 +125,7 @@ async function requireFlow(store: RunStore, id: string, version?: number): Promi
 }
 
 /** JSON.parse with the failure placed as line and column, for a file the user picked. */
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -235,6 +239,28 @@ export const flowsRouter = router({
     const created = (await store.flows.get(doc.id)) === undefined;
     return { created, flow: await store.flows.save(doc) };
   }),
+
+  /**
+   * Several IR JSON files at once (each one flow, or an array of flows): a flow with the flows it
+   * spawns or calls as tools. Flows they use but lack come back as `missing` and nothing is saved;
+   * with `fromExamples`, missing flows the examples folder has are imported from there.
+   */
+  importFiles: procedure
+    .input(
+      z.object({
+        files: z
+          .array(z.object({ name: z.string().min(1).max(200), json: z.string().max(MAX_IMPORT_CHARS) }))
+          .min(1)
+          .max(50),
+        fromExamples: z.boolean().default(false),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      importFlowFiles(ctx.services.store, input.files, {
+        examplesDir: ctx.services.examplesDir,
+        fromExamples: input.fromExamples,
+      }),
+    ),
 
   /**
    * A stored version (the latest when none is given) as TypeScript for `target` (weft, inngest,

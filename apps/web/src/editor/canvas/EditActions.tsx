@@ -1,6 +1,7 @@
 /** Toolbar buttons for canvas edits: undo/redo, copy/paste, delete, auto-layout, snap to grid. */
 import { useReactFlow } from '@xyflow/react';
 import { useState } from 'react';
+import { useToast } from '../../components/Toasts.tsx';
 import type { Size } from '../../graph/layout.ts';
 import { useCanRedo, useCanUndo, useEditor, useEditorStoreApi, useHasSelection } from '../../store/editor-hooks.ts';
 
@@ -8,6 +9,7 @@ const MOD = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator
 
 export function EditActions() {
   const store = useEditorStoreApi();
+  const toast = useToast();
   const canUndo = useCanUndo();
   const canRedo = useCanRedo();
   const hasSelection = useHasSelection();
@@ -61,7 +63,12 @@ export function EditActions() {
         aria-label="Copy selected steps"
         title={`Copy (${MOD}C)`}
         disabled={!hasNodes}
-        onClick={() => store.getState().copySelection()}
+        onClick={() => {
+          const state = store.getState();
+          const text = state.copySelection() ? state.clipboardText() : null;
+          // Also on the system clipboard, for another tab or flow; this tab keeps its own copy anyway.
+          if (text !== null) void navigator.clipboard?.writeText(text).catch(() => undefined);
+        }}
       >
         Copy
       </button>
@@ -70,8 +77,19 @@ export function EditActions() {
         className="button ghost"
         aria-label="Paste steps"
         title={`Paste (${MOD}V)`}
-        disabled={!canPaste}
-        onClick={() => store.getState().paste()}
+        disabled={!canPaste && !navigator.clipboard}
+        onClick={async () => {
+          const state = store.getState();
+          // The system clipboard first (steps copied in another tab); without access, this tab's copy.
+          const text = await navigator.clipboard?.readText().catch(() => '');
+          if (!text?.trim()) {
+            if (canPaste) state.paste();
+            else toast('Could not paste: the clipboard is empty');
+            return;
+          }
+          const problem = state.pasteText(text);
+          if (problem) toast(`Could not paste: ${problem}`);
+        }}
       >
         Paste
       </button>

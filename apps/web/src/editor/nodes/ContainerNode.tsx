@@ -1,10 +1,14 @@
-/** map / loop: a box that holds its body; the `body` handle starts the body's chain. */
+/**
+ * map / loop: a box that holds its body; the `body` handle starts the body's chain. The fold
+ * button hides the body (editor/canvas/collapse.ts).
+ */
 
 import { BODY_HANDLE } from '@weft/engine';
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { stepInfo } from '../../graph/step-catalog.ts';
 import { useNodeDuration, useNodeProblemCount, useNodeQueued, useNodeStatus } from '../../store/editor-hooks.ts';
+import { useCollapse } from '../canvas/collapse.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { RunMarks, useMarkClasses } from './RunMarks.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
@@ -16,6 +20,8 @@ export const ContainerNode = memo(function ContainerNode({ id, data, selected }:
   const durationMs = useNodeDuration(id);
   const problems = useNodeProblemCount(id);
   const marks = useMarkClasses(id);
+  const { toggle } = useCollapse();
+  const folded = data.collapsed === true;
   return (
     <div
       className={`wf-container status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
@@ -24,6 +30,19 @@ export const ContainerNode = memo(function ContainerNode({ id, data, selected }:
     >
       <Handle type="target" position={Position.Top} />
       <div className="wf-node-head">
+        <button
+          type="button"
+          className="wf-fold nodrag"
+          aria-expanded={!folded}
+          aria-label={`${folded ? 'Expand' : 'Collapse'} ${id}`}
+          title={folded ? 'Show the body' : 'Fold the body away'}
+          onClick={(event) => {
+            event.stopPropagation();
+            toggle(id);
+          }}
+        >
+          {folded ? '▸' : '▾'}
+        </button>
         <span className="wf-icon" aria-hidden="true">
           {info?.icon}
         </span>

@@ -1,6 +1,7 @@
 /**
  * A step on the canvas: icon, type, id, model (mock marked), live status (queued while the run has
  * not reached it) with its duration once done, an llm's tool calls and streamed text, approval.
+ * Zoomed far out, a light box instead (editor/canvas/far.ts).
  */
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
@@ -14,6 +15,7 @@ import {
   useNodeToolCalls,
   useNodeWaiting,
 } from '../../store/editor-hooks.ts';
+import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
 import { ModelTag } from './ModelTag.tsx';
@@ -21,7 +23,27 @@ import { OutHandles } from './OutHandles.tsx';
 import { RunMarks, useMarkClasses } from './RunMarks.tsx';
 import { StatusBadge, ToolCalls } from './StatusBadge.tsx';
 
-export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps<WeftNode>) {
+export const StepNode = memo(function StepNode(props: NodeProps<WeftNode>) {
+  return useFar() ? <FarStepNode {...props} /> : <FullStepNode {...props} />;
+});
+
+/** Zoomed far out: the box, its status colour and its handles (edges still attach), no text. */
+function FarStepNode({ id, data, selected }: NodeProps<WeftNode>) {
+  const status = useNodeStatus(id);
+  return (
+    <div
+      className={`wf-node wf-step wf-far status-${status ?? 'idle'}${selected ? ' selected' : ''}`}
+      data-testid={`node-${id}`}
+      data-status={status ?? 'idle'}
+      data-step-type={data.node.stepType}
+    >
+      <Handle type="target" position={Position.Top} />
+      <OutHandles handles={data.handles} />
+    </div>
+  );
+}
+
+function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
   const { node, handles } = data;
   const info = stepInfo(node.stepType);
   const queued = useNodeQueued(id);
@@ -38,6 +60,7 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
       className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
       data-testid={`node-${id}`}
       data-status={status ?? 'idle'}
+      data-step-type={node.stepType}
     >
       <Handle type="target" position={Position.Top} />
       <div className="wf-node-head">
@@ -61,4 +84,4 @@ export const StepNode = memo(function StepNode({ id, data, selected }: NodeProps
       <OutHandles handles={handles} />
     </div>
   );
-});
+}
