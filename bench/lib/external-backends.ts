@@ -29,6 +29,8 @@ export interface BenchBackend {
   setupMs: number;
   /** The server's own version line. */
   version: string;
+  /** Where the dev server listens (Temporal: host:port; Inngest: its URL), for the native program. */
+  server: string;
   /** Starts a run and resolves with its id once it has ended. */
   run(flow: Flow, fixtures: Fixtures | undefined): Promise<string>;
   close(): Promise<void>;
@@ -70,6 +72,7 @@ export async function openTemporal({ dir, hostTools, hostToolSpecs }: Setup): Pr
     store,
     setupMs,
     version: versionOf(await temporalBinary(), ['--version']),
+    server: server.address,
     async run(flow, fixtures) {
       const { runId } = await service.start({ flow, input: {}, ...(fixtures ? { fixtures } : {}) });
       await awaitTemporalRun(backend.client, runId);
@@ -118,6 +121,7 @@ export async function openInngest({ dir, hostTools }: Setup): Promise<BenchBacke
     store,
     setupMs,
     version: `inngest dev server ${(await inngestBinary()).split('inngest-').at(-1)}`,
+    server: server.url,
     async run(flow, fixtures) {
       const { runId } = await service.start({ flow, input: {}, ...(fixtures ? { fixtures } : {}) });
       for (;;) {

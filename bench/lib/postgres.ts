@@ -81,21 +81,37 @@ export class RawPostgres {
     return new RawPostgres(connection);
   }
 
+  /** One BEGIN; INSERT; COMMIT of a step's result (the caller has computed it). */
+  async commit(output: unknown): Promise<void> {
+    const step = `s${this.#row++}`;
+    await this.#client.query('BEGIN');
+    await this.#insert(step, output);
+    await this.#client.query('COMMIT');
+  }
+
+  #insert(step: string, output: unknown): Promise<unknown> {
+    return this.#client.query('INSERT INTO raw (run_id, step_id, payload) VALUES ($1, $2, $3)', [
+      'bench',
+      step,
+      JSON.stringify({ stepId: step, status: 'completed', output }),
+    ]);
+  }
+
   /** `steps` sequential steps of (await no-op; BEGIN; INSERT; COMMIT); returns µs per step. */
   async sequential(steps: number): Promise<number> {
     const start = performance.now();
-    for (let i = 0; i < steps; i++) {
-      await noop(i);
-      const step = `s${this.#row++}`;
-      await this.#client.query('BEGIN');
-      await this.#client.query('INSERT INTO raw (run_id, step_id, payload) VALUES ($1, $2, $3)', [
-        'bench',
-        step,
-        JSON.stringify({ stepId: step, status: 'completed', output: null }),
-      ]);
-      await this.#client.query('COMMIT');
-    }
+    for (let i = 0; i < steps; i++) await this.commit(await noop(i));
     return ((performance.now() - start) * 1000) / steps;
+  }
+
+  /** As RawSqlite.fanOut: all the no-ops at once, then ONE transaction of `width` rows. Returns ms. */
+  async fanOut(width: number): Promise<number> {
+    const start = performance.now();
+    const outputs = await Promise.all(Array.from({ length: width }, (_, i) => noop(i)));
+    await this.#client.query('BEGIN');
+    for (const output of outputs) await this.#insert(`s${this.#row++}`, output);
+    await this.#client.query('COMMIT');
+    return performance.now() - start;
   }
 
   close(): Promise<void> {

@@ -25,9 +25,16 @@ export class RawSqlite {
     this.#commit = this.#db.prepare('COMMIT');
   }
 
-  #insertRow(): void {
+  #insertRow(output: unknown = null): void {
     const step = `s${this.#row++}`;
-    this.#insert.run('bench', step, JSON.stringify({ stepId: step, status: 'completed', output: null }));
+    this.#insert.run('bench', step, JSON.stringify({ stepId: step, status: 'completed', output }));
+  }
+
+  /** One INSERT+COMMIT of a step's result (the caller has computed it). */
+  commit(output: unknown): void {
+    this.#begin.run();
+    this.#insertRow(output);
+    this.#commit.run();
   }
 
   /** One step done by hand: await the no-op, then one INSERT+COMMIT. */
