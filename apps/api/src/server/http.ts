@@ -189,28 +189,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return;
     }
     if (req.method === 'POST') {
-      readBody(req, maxBodyBytes).then(
-        (text) => {
-          if (text === undefined) {
-            res.setHeader('connection', 'close');
-            sendError(
-              res,
-              413,
-              'PAYLOAD_TOO_LARGE',
-              `the request body is larger than the limit of ${maxBodyBytes} bytes`,
-            );
-            return;
-          }
-          if (refuseDeepJson(res, text, 'the request body')) return;
-          // tRPC parses a body it is handed instead of reading the stream again.
-          (req as IncomingMessage & { body?: string }).body = text;
-          trpc(req, res);
-        },
-        (error: unknown) => {
-          log.warn({ err: error, path }, 'reading the request body failed');
-          res.destroy();
-        },
-      );
+      withBody(req, res, path, (text) => {
+        // tRPC parses a body it is handed instead of reading the stream again.
+        (req as IncomingMessage & { body?: string }).body = text;
+        trpc(req, res);
+      });
       return;
     }
     const input = new URL(req.url ?? '/', 'http://x').searchParams.get('input');
@@ -232,10 +215,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'internal server error');
         else res.destroy();
       });
-    if (req.method !== 'POST') {
-      void handle(undefined);
-      return;
-    }
+    if (req.method === 'POST') withBody(req, res, path, (text) => void handle(text));
+    else void handle(undefined);
+  }
+
+  /**
+   * Reads a POST body within `maxBodyBytes` (413 past it, the rest dropped) and refuses JSON
+   * nested too deep, then hands the text on: the one way tRPC and the chat endpoints get bodies.
+   */
+  function withBody(req: IncomingMessage, res: ServerResponse, path: string, then: (text: string) => void): void {
     readBody(req, maxBodyBytes).then(
       (text) => {
         if (text === undefined) {
@@ -249,7 +237,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return;
         }
         if (refuseDeepJson(res, text, 'the request body')) return;
-        void handle(text);
+        then(text);
       },
       (error: unknown) => {
         log.warn({ err: error, path }, 'reading the request body failed');

@@ -170,7 +170,8 @@ export class RunService {
    */
   async recoverHandOffs(): Promise<string[]> {
     const restarted: string[] = [];
-    for (const run of await this.store.listRuns({ status: ['running', 'waiting'] })) {
+    // Asked of the database: start-up must not read (and decode) every open run to find these few.
+    for (const run of await this.store.listRuns({ status: ['running', 'waiting'], handedOff: true })) {
       if (!run.handoff || run.backend !== run.handoff.to || !this.#backends.has(run.backend)) continue;
       await this.backend(run.backend).start(handOverOf(run, await handOffSeed(this.store, run.id)));
       restarted.push(run.id);

@@ -153,7 +153,7 @@ export abstract class KyselyRunStore implements RunStore {
 
   /** Newest first. */
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
-    const { flowId, status, backend, parentRunId, replayOf, since, limit } = filter;
+    const { flowId, status, backend, parentRunId, replayOf, handedOff, since, limit } = filter;
     // An empty status list matches nothing (and `IN ()` is not valid SQL).
     if (status !== undefined && status.length === 0) return [];
     let query = this.db.selectFrom('runs').select(RUN_COLUMNS);
@@ -162,6 +162,7 @@ export abstract class KyselyRunStore implements RunStore {
     if (backend !== undefined) query = query.where('backend', '=', backend);
     if (parentRunId !== undefined) query = query.where('parent_run_id', '=', parentRunId);
     if (replayOf !== undefined) query = query.where('replay_of_run_id', '=', replayOf);
+    if (handedOff) query = query.where('handoff', 'is not', null).where('backend', '!=', 'inprocess');
     if (since !== undefined) query = query.where('created_at', '>=', since);
     query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
     if (limit !== undefined) query = query.limit(limit);

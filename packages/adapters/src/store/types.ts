@@ -53,6 +53,8 @@ export interface RunFilter {
   parentRunId?: string;
   /** Only the replays of this run. */
   replayOf?: string;
+  /** Only runs that have left the in-process runner for the engine their `handoff` names. */
+  handedOff?: boolean;
   /** Only runs created at or after this time (ms epoch). */
   since?: number;
   limit?: number;
