@@ -70,4 +70,4 @@ export {
   stepSchema,
 } from './steps/registry.ts';
 export { formatPath, type ValidationIssue } from './validate/issues.ts';
-export { type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';
+export { namesOtherFlows, type ValidateOptions, type ValidationResult, validateFlow } from './validate/validate.ts';

@@ -5,8 +5,12 @@ export class StepTimeoutError extends WeftError {
 }
 
 /** Rejects when `ms` passes even if the work ignores its abort signal. */
-export async function withTimeout<T>(work: Promise<T>, ms: number | undefined, stepId: string): Promise<T> {
-  if (ms === undefined) return work;
+export function withTimeout<T>(work: Promise<T>, ms: number | undefined, stepId: string): Promise<T> {
+  // Not async: a step without a timeout (most) costs no extra promise and turn.
+  return ms === undefined ? work : raceTimeout(work, ms, stepId);
+}
+
+async function raceTimeout<T>(work: Promise<T>, ms: number, stepId: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new StepTimeoutError(`step '${stepId}' timed out after ${ms} ms`)), ms);
@@ -36,7 +40,9 @@ export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * Settles like `work`, but rejects as soon as `signal` aborts: a cancelled run must not wait
- * for a tool that ignores its abort signal.
+ * for a tool that ignores its abort signal. One listener per signal serves every call raced
+ * against it (a run's calls share its signal): adding and removing an EventTarget listener
+ * per call cost more than the rest of a no-op step's bookkeeping.
  */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
@@ -44,17 +50,37 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
     return Promise.reject(signal.reason);
   }
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const waiting = waitersOf(signal);
+    waiting.add(reject);
     work.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        waiting.delete(reject);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        waiting.delete(reject);
         reject(error);
       },
     );
   });
+}
+
+const abortWaiters = new WeakMap<AbortSignal, Set<(reason: unknown) => void>>();
+
+function waitersOf(signal: AbortSignal): Set<(reason: unknown) => void> {
+  let waiting = abortWaiters.get(signal);
+  if (!waiting) {
+    const set = new Set<(reason: unknown) => void>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const reject of set) reject(signal.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+    abortWaiters.set(signal, set);
+    waiting = set;
+  }
+  return waiting;
 }

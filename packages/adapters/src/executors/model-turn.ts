@@ -23,8 +23,10 @@ import {
   type ModelMessage,
   Output,
   stepCountIs,
+  type StreamTextEndEvent,
   streamText,
   type Tool,
+  type ToolSet,
   tool,
   UnsupportedFunctionalityError,
 } from 'ai';
@@ -69,6 +71,10 @@ async function callModel(
   batcher: DeltaBatcher,
 ): Promise<ModelTurnOutput> {
   const tools = toSdkTools(input.tools ?? []);
+  // The turn's result is taken from onEnd, not from the result's promises: each of those
+  // (text, toolCalls, usage…) replays the whole stream through another tee of web streams, and
+  // five of them cost several times the SDK's own turn.
+  let ended: StreamTextEndEvent<ToolSet> | undefined;
   const result = streamText({
     model: resolved.model,
     // `system` still works in v7 but is deprecated in favour of `instructions`.
@@ -84,6 +90,9 @@ async function callModel(
     // The default handler console.errors the whole provider error (response body included,
     // which may echo a key); errors reach the caller through the stream instead.
     onError: () => {},
+    onEnd: (event) => {
+      ended = event;
+    },
     ...(input.schema ? { output: Output.object({ schema: jsonSchema(input.schema as JSONSchema7) }) } : {}),
   });
 
@@ -95,14 +104,9 @@ async function callModel(
   // An abort ends the stream quietly (an `abort` part), so the signal is checked here.
   if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('aborted');
   if (streamError !== undefined) throw streamError;
+  if (ended === undefined) throw new Error(`the model stream of ${resolved.provider} ended without a result`);
 
-  const [text, toolCalls, responseMessages, usage, finishReason] = await Promise.all([
-    result.text,
-    result.toolCalls,
-    result.responseMessages,
-    result.usage,
-    result.finishReason,
-  ]);
+  const { text, toolCalls, responseMessages, totalUsage: usage, finishReason } = ended;
   const output: ModelTurnOutput = {
     text,
     // A call the SDK could not parse (unknown tool, input failing its schema) is already
@@ -114,6 +118,8 @@ async function callModel(
     usage: toUsage(usage),
     finishReason,
   };
+  // The result's promise, not onEnd's value: it rejects, with the reason, when the answer
+  // does not fit the schema (onEnd just leaves `output` out).
   if (input.schema) output.object = toJson(await result.output);
   return output;
 }

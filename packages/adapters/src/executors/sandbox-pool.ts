@@ -178,9 +178,9 @@ export class SandboxPool {
       // The worker's own JS heap holds only the job's JSON text and the result's, each bounded
       // by the QuickJS memory; the WebAssembly memory is outside it and capped by the module.
       resourceLimits: { maxOldGenerationSizeMb: 64 + 4 * memoryMiB },
-      // A worker inherits the process's flags, but `node --input-type=module -e …` has one that
-      // Node refuses for a worker started from a file.
-      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')),
+      // A worker inherits the process's flags, but Node refuses some for a worker: the one of
+      // `node --input-type=module -e …` (for a worker started from a file), and --expose-gc.
+      execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type') && !/^--expose[-_]gc$/.test(arg)),
     });
     const slot: Slot = { worker, ready: false };
     this.#slots.add(slot);

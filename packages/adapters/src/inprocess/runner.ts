@@ -47,6 +47,8 @@ import { canProceed, recoverableRuns } from './recovery.ts';
 
 type Listener = (event: RunEvent) => void;
 
+const MAX_CREATED_FLOWS = 1_000;
+
 export class InProcessRunner {
   readonly store: RunStore;
   readonly owner = newOwnerId();
@@ -59,6 +61,11 @@ export class InProcessRunner {
   /** The execution of each run in flight here (a cancel waits for it to stop). */
   readonly #running = new Map<string, Promise<RunOutcome>>();
   readonly #deadlines: DeadlineTimers;
+  /**
+   * The validated flow of each run created here and not executed yet: executing it needs no
+   * second parse of the stored document (a run resumed after a restart parses it).
+   */
+  readonly #created = new Map<string, Flow>();
   #closed = false;
 
   constructor(options: RunnerOptions) {
@@ -91,7 +98,7 @@ export class InProcessRunner {
     input: Json,
     options: StartOptions & { parentRunId?: string; parentStepId?: string } = {},
   ): Promise<string> {
-    const { runId } = await recordRun(this.store, this.#rules(), {
+    const { runId, flow } = await recordRun(this.store, this.#rules(), {
       flow: doc,
       input,
       backend: 'inprocess',
@@ -100,6 +107,9 @@ export class InProcessRunner {
       parentRunId: options.parentRunId,
       parentStepId: options.parentStepId,
     });
+    this.#created.set(runId, flow);
+    // A run created here but executed elsewhere must not pin its flow forever.
+    if (this.#created.size > MAX_CREATED_FLOWS) this.#created.delete(this.#created.keys().next().value as string);
     return runId;
   }
 
@@ -199,7 +209,8 @@ export class InProcessRunner {
     replacement: Flow | undefined,
   ): Promise<RunOutcome> {
     try {
-      const flow = replacement ?? (flowSchema.parse(run.flow) as Flow);
+      const flow = replacement ?? this.#created.get(run.id) ?? (flowSchema.parse(run.flow) as Flow);
+      this.#created.delete(run.id);
       const output = await (this.#options.interpret ?? interpret)(flow, run.input, host, {
         ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
         hostTools: hostToolSpecs(this.#options.tools ?? {}),

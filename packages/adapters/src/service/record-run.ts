@@ -22,6 +22,7 @@ import type { BackendName } from '../backends/run-backend.ts';
 import { InputInvalidError } from '../inprocess/errors.ts';
 import { checkInputSize } from '../inprocess/options.ts';
 import type { RunHandoff, RunStore } from '../store/types.ts';
+import { cachedFlow, flowCacheKey, rememberFlow } from './flow-cache.ts';
 
 export interface RunRules {
   /** Where `spawn` and flow tools find other flows (for checking references). */
@@ -52,11 +53,17 @@ export function newRunId(): string {
   return `run_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 }
 
-/** Throws FlowInvalidError naming each problem's path. */
+/**
+ * Throws FlowInvalidError naming each problem's path. The flow comes back frozen: a document
+ * validated before is not validated again (service/flow-cache.ts).
+ */
 export async function validatedFlow(doc: unknown, rules: RunRules): Promise<Flow> {
+  const key = flowCacheKey(doc, rules.hostTools);
+  const cached = cachedFlow(key);
+  if (cached) return cached;
   const result = validateFlow(doc, { hostTools: [...rules.hostTools], flows: await rules.flows.documents() });
   if (!result.ok) throw new FlowInvalidError(result.errors);
-  return result.flow;
+  return rememberFlow(key, result.flow);
 }
 
 /** Validates and records a run; returns its id and the pinned flow. */

@@ -198,12 +198,16 @@ function decode<T>(text: string | null): T | null {
   return text === null ? null : (JSON.parse(text) as T);
 }
 
+/**
+ * The run as the store holds it. `flow` is decoded when first read: most readers want the
+ * status or the owner, and a large flow document costs more to parse than the rest of the row.
+ */
 export function toRunRecord(row: RunsTable): RunRecord {
-  return {
+  const record = {
     id: row.id,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: JSON.parse(row.flow) as Json,
+    flow: null as Json,
     input: JSON.parse(row.input) as Json,
     status: row.status,
     output: decode<Json>(row.output),
@@ -224,6 +228,23 @@ export function toRunRecord(row: RunsTable): RunRecord {
     endedAt: row.ended_at,
     tokens: tokensOf(row),
   };
+  decodeOnFirstRead(record, 'flow', row.flow);
+  return record;
+}
+
+function decodeOnFirstRead<T extends object>(record: T, key: keyof T & string, text: string): void {
+  const settle = (value: unknown) =>
+    Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(record, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = JSON.parse(text) as unknown;
+      settle(value);
+      return value;
+    },
+    set: settle,
+  });
 }
 
 export function tokensOf(row: Pick<RunsTable, 'input_tokens' | 'output_tokens'>): RunRecord['tokens'] {

@@ -25,8 +25,9 @@ import { RunKeys, stepIdOf } from './run-keys.ts';
 import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import { SqliteCommitFeed } from './sqlite-feed.ts';
+import { deleteRunTree, SqliteRunRows } from './sqlite-run-rows.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
-import type { ChatStore, CommitBatch, FlowStore, JournalEntry, RunStore } from './types.ts';
+import type { ChatStore, CommitBatch, FlowStore, JournalEntry, RunRecord, RunStore } from './types.ts';
 import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
@@ -74,6 +75,7 @@ class SqliteRunStore extends KyselyRunStore {
   readonly flows: FlowStore;
   readonly chats: ChatStore;
   readonly #sync: SyncWriter;
+  readonly #rows: SqliteRunRows;
 
   constructor(db: Kysely<StoreDatabase>, raw: DatabaseSync, path: string) {
     super(db);
@@ -92,6 +94,7 @@ class SqliteRunStore extends KyselyRunStore {
         return changed;
       },
     );
+    this.#rows = new SqliteRunRows(raw);
     this.#stmts = prepareStatements(db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(), raw);
     const s = this.#stmts;
     this.#sync = {
@@ -119,46 +122,33 @@ class SqliteRunStore extends KyselyRunStore {
     this.chats = new KyselyChatStore(db);
   }
 
-  /**
-   * The run and its descendants with their logs and approvals, synchronously in one write
-   * transaction (like commit, so neither can interleave with the other). Each run's log is
-   * deleted as its position range first; foreign keys are off meanwhile, because deleting a
-   * runs row would otherwise scan all of run_log (run_log.run_id has no index) for the cascade.
-   * (That pragma cannot change inside a transaction, so it is set around it.)
-   */
+  // The run-row operations of every execution, on prepared statements (sqlite-run-rows.ts).
+  override async getRun(id: string): Promise<RunRecord | undefined> {
+    return this.#rows.get(id);
+  }
+  override async claimRun(id: string, claim: Parameters<RunStore['claimRun']>[1]): Promise<boolean> {
+    return this.#rows.claim(id, claim);
+  }
+  override async renewLease(id: string, owner: string, leaseUntil: number): Promise<boolean> {
+    return this.#rows.renew(id, owner, leaseUntil);
+  }
+  override async releaseRun(id: string, owner: string): Promise<void> {
+    this.#rows.release(id, owner);
+  }
+  override async updateRun(id: string, patch: Parameters<RunStore['updateRun']>[1]): Promise<void> {
+    this.#rows.update(id, patch);
+  }
+
+  /** The run and its descendants with their logs and approvals (sqlite-run-rows.ts). */
   override async deleteRun(id: string): Promise<boolean> {
-    const db = this.db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>();
-    const sync = this.#sync;
-    this.#raw.exec('PRAGMA foreign_keys = OFF');
-    try {
-      return sync.transaction(() => {
-        const runs = new Map<string, number>();
-        let level = sync.all(db.selectFrom('runs').select(['id', 'num']).where('id', '=', id));
-        while (level.length > 0) {
-          for (const row of level) runs.set(row.id as string, Number(row.num));
-          const parents = level.map((row) => row.id as string);
-          level = sync
-            .all(db.selectFrom('runs').select(['id', 'num']).where('parent_run_id', 'in', parents))
-            .filter((row) => !runs.has(row.id as string));
-        }
-        if (runs.size === 0) return false;
-        for (const [runId, num] of runs) {
-          sync.run(
-            db
-              .deleteFrom('run_log')
-              .where('pos', '>=', num * SEQ_SPAN)
-              .where('pos', '<', (num + 1) * SEQ_SPAN),
-          );
-          sync.run(db.deleteFrom('approvals').where('run_id', '=', runId));
-          sync.run(db.deleteFrom('run_usage').where('run_id', '=', runId));
-          sync.run(db.deleteFrom('runs').where('id', '=', runId));
-          this.#runs.delete(runId);
-        }
-        return true;
-      });
-    } finally {
-      this.#raw.exec('PRAGMA foreign_keys = ON');
-    }
+    const deleted = deleteRunTree(
+      this.db.withTables<Pick<SqliteStoreDatabase, 'runs' | 'run_log'>>(),
+      this.#raw,
+      this.#sync,
+      id,
+    );
+    for (const runId of deleted) this.#runs.delete(runId);
+    return deleted.length > 0;
   }
 
   /**

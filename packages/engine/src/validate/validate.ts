@@ -49,6 +49,24 @@ export function validateFlow(doc: unknown, options: ValidateOptions = {}): Valid
   return errors.length === 0 ? { ok: true, flow } : { ok: false, errors };
 }
 
+/**
+ * Whether a flow names other flows (a spawn, a flow tool): its validity then depends on them
+ * too, so a caller may reuse a validation only for a flow that names none.
+ */
+export function namesOtherFlows(flow: Flow): boolean {
+  if (Object.values(flow.tools ?? {}).some((tool) => tool.flow !== undefined)) return true;
+  let named = false;
+  const ignore = () => {};
+  const visit = (steps: readonly Step[]) => {
+    for (const step of steps) {
+      manifestOf(step.type).check?.(step, { issue: ignore, tool: ignore, flowRef: () => (named = true) });
+      for (const list of childLists(step)) visit(list.steps);
+    }
+  };
+  visit(flow.steps);
+  return named;
+}
+
 function schemaIssue(
   doc: unknown,
   issue: { path: PropertyKey[]; message: string; code: string; options?: unknown; issues?: unknown },
