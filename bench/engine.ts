@@ -31,12 +31,13 @@ import {
 } from './scenarios/durable.ts';
 import { agentInMemory, sequentialInMemory } from './scenarios/memory.ts';
 import { parkedRuns } from './scenarios/parked.ts';
+import { agentBesideGenerateText, runsInFlight, sequentialThroughRunner } from './scenarios/runner.ts';
 import { sandboxCalls } from './scenarios/sandbox.ts';
 
 const SIZES: Sizes = { steps: 1_000, fanOut: 256, turns: 20, parked: 1_000 };
 const FULL: Plan = { warmup: 2, warmupMs: 500, rounds: 5, minMs: 1_000 };
 const QUICK: Plan = { warmup: 1, warmupMs: 100, rounds: 1, minMs: 0 };
-const GROUPS = ['1', '2', '3', '4', '5', '6', '7'] as const;
+const GROUPS = ['1', '2', '3', '4', '5', '6', '7', '8'] as const;
 
 // Row 6 needs global.gc: without --expose-gc, run this same script again with it.
 if (!hasGc()) {
@@ -58,7 +59,7 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   console.log(
-    'usage: node bench/engine.ts [--quick] [--no-pg] [--only 1,2,…,7]   (DATABASE_URL selects the PostgreSQL server)',
+    'usage: node bench/engine.ts [--quick] [--no-pg] [--only 1,2,…,8]   (DATABASE_URL selects the PostgreSQL server)',
   );
   process.exit(0);
 }
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
     if (run.has('1')) {
       ctx.progress('1  sequential, in memory');
       rows.push(await sequentialInMemory(ctx));
+      rows.push(await sequentialThroughRunner(ctx));
     }
     if (run.has('2')) {
       ctx.progress('2  sequential, SQLite');
@@ -146,10 +148,15 @@ async function main(): Promise<void> {
       ctx.progress('5  agent loop, in memory and SQLite');
       rows.push(await agentInMemory(ctx));
       rows.push(await agentOnSqlite(ctx));
+      rows.push(...(await agentBesideGenerateText(ctx)));
     }
     if (run.has('6')) {
       ctx.progress('6  parked runs, SQLite');
       rows.push(...(await parkedRuns(ctx)));
+    }
+    if (run.has('8')) {
+      ctx.progress('8  runs in flight, SQLite');
+      rows.push(...(await runsInFlight(ctx)));
     }
     if (run.has('7')) {
       ctx.progress('7  code step in the sandbox');

@@ -66,6 +66,11 @@ export function hasGc(): boolean {
  * figure by ±200 B from round to round.
  */
 export async function settledHeap(): Promise<number> {
+  return (await settledMemory()).heapUsed;
+}
+
+/** process.memoryUsage() after the collections settledHeap makes. */
+export async function settledMemory(): Promise<NodeJS.MemoryUsage> {
   const gc = gcFunction();
   if (!gc) throw new Error('global.gc is missing: run node with --expose-gc');
   for (let pass = 0; pass < 3; pass++) {
@@ -73,5 +78,5 @@ export async function settledHeap(): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   gc();
-  return process.memoryUsage().heapUsed;
+  return process.memoryUsage();
 }
