@@ -1,15 +1,16 @@
 /**
- * The run-row operations every execution makes — read the run, claim it, renew and release its
- * lease, record its end — as statements prepared once on the raw connection. Through Kysely's
- * async pipeline each cost about 100 µs, more than SQLite spends on it, and a run makes six of
- * them whatever its length (a 20-turn agent run paid more for them than for its 40 commits).
- * Same SQL meaning as KyselyRunStore's, which PostgreSQL keeps using.
+ * The run-row operations every execution makes — create the run, read it, claim it, renew and
+ * release its lease, record its end — as statements prepared once on the raw connection.
+ * Through Kysely's async pipeline each cost about 100 µs, more than SQLite spends on it, and a
+ * run makes seven of them whatever its length (a 20-turn agent run paid more for them than for
+ * its 40 commits). Same SQL meaning as KyselyRunStore's, which PostgreSQL keeps using.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { isFinalStatus, type RunStatus } from '@weft/engine';
 import type { Kysely } from 'kysely';
 import type { SyncWriter } from './flow-store.ts';
 import {
+  encodeJson,
   encodeNullable,
   RUN_COLUMNS,
   type RunsTable,
@@ -18,12 +19,13 @@ import {
   toRunRecord,
 } from './schema.ts';
 import { SEQ_SPAN } from './sqlite-statements.ts';
-import type { RunRecord, RunStore } from './types.ts';
+import type { NewRun, RunRecord, RunStore } from './types.ts';
 
 type Patch = Parameters<RunStore['updateRun']>[1];
 type Claim = Parameters<RunStore['claimRun']>[1];
 
 export class SqliteRunRows {
+  readonly #create: StatementSync;
   readonly #get: StatementSync;
   readonly #claim: StatementSync;
   readonly #renew: StatementSync;
@@ -32,6 +34,14 @@ export class SqliteRunRows {
   readonly #update: StatementSync;
 
   constructor(raw: DatabaseSync) {
+    this.#create = raw.prepare(
+      `INSERT INTO runs (id, flow_id, flow_version, flow, input, status, output, error, backend, parent_run_id,
+         replay_of_run_id, replay_of_checkpoint, handoff, parent_step_id, fixtures, owner, lease_until,
+         created_at, updated_at, ended_at, input_tokens, output_tokens)
+       VALUES (:id, :flowId, :flowVersion, :flow, :input, :status, NULL, NULL, :backend, :parentRunId,
+         :replayOfRunId, :replayOfCheckpoint, :handoff, :parentStepId, :fixtures, NULL, NULL,
+         :now, :now, :endedAt, 0, 0)`,
+    );
     this.#get = raw.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs WHERE id = :id`);
     // Free, ours already, its lease ran out, or its owner is dead on this machine.
     this.#claim = raw.prepare(
@@ -57,6 +67,29 @@ export class SqliteRunRows {
          ended_at = CASE WHEN :final THEN coalesce(ended_at, :now) ELSE ended_at END
        WHERE id = :id`,
     );
+  }
+
+  /** As KyselyRunStore.createRun: tokens are counted from here on, at commit (usage.ts). */
+  create(run: NewRun): void {
+    const now = Date.now();
+    const status = run.status ?? 'running';
+    this.#create.run({
+      id: run.id,
+      flowId: run.flowId,
+      flowVersion: run.flowVersion,
+      flow: encodeJson(run.flow),
+      input: encodeJson(run.input),
+      status,
+      backend: run.backend,
+      parentRunId: run.parentRunId ?? null,
+      replayOfRunId: run.replayOf?.runId ?? null,
+      replayOfCheckpoint: run.replayOf?.checkpoint ?? null,
+      handoff: run.handoff ? JSON.stringify(run.handoff) : null,
+      parentStepId: run.parentStepId ?? null,
+      fixtures: encodeNullable(run.fixtures),
+      now,
+      endedAt: isFinalStatus(status) ? now : null,
+    });
   }
 
   get(id: string): RunRecord | undefined {

@@ -27,7 +27,7 @@ import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import { SqliteCommitFeed } from './sqlite-feed.ts';
 import { deleteRunTree, SqliteRunRows } from './sqlite-run-rows.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
-import type { ChatStore, CommitBatch, FlowStore, JournalEntry, RunRecord, RunStore } from './types.ts';
+import type { ChatStore, CommitBatch, FlowStore, JournalEntry, NewRun, RunRecord, RunStore } from './types.ts';
 import { completedTurns, hasTurnUsage, startedModel, usageOfTurns } from './usage.ts';
 
 /** How long a writer waits for another process's write transaction before failing with SQLITE_BUSY. */
@@ -123,6 +123,9 @@ class SqliteRunStore extends KyselyRunStore {
   }
 
   // The run-row operations of every execution, on prepared statements (sqlite-run-rows.ts).
+  override async createRun(run: NewRun): Promise<void> {
+    this.#rows.create(run);
+  }
   override async getRun(id: string): Promise<RunRecord | undefined> {
     return this.#rows.get(id);
   }
