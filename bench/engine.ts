@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     }
     if (run.has('8')) {
       ctx.progress('8  runs in flight, SQLite');
-      rows.push(...(await runsInFlight(ctx)));
+      rows.push(...runsInFlight(ctx));
     }
     if (run.has('7')) {
       ctx.progress('7  code step in the sandbox');
