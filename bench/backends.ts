@@ -73,9 +73,9 @@ const EXTERNAL_PLAN: Plan = args.quick
 const WARM_UP_SIZES: Sizes = { steps: 10, fanOut: 8, turns: 2 };
 
 /**
- * Inngest allows 1,000 steps per function run, and Weft's function uses one of its own to record
- * the run's end: there the sequential scenario is one step shorter (999, or 99 with --quick), for
- * the native function too.
+ * Inngest allows 1,000 steps per function run, and Weft's function uses one of its own to read a
+ * seeded run's seed: there the sequential scenario is one step shorter (999, or 99 with --quick),
+ * for the native function too (issue 17 names 999).
  */
 const INNGEST_MAX_FLOW_STEPS = 999;
 

@@ -91,7 +91,12 @@ export function openInngestBackend(options: InngestBackendOptions): InngestBacke
     handler,
     async start(run) {
       // The function reads the pinned flow, input, fixtures and seed (the journal) from the store.
-      const data: RunEventData = { runId: run.runId, flowId: run.flow.id, flowVersion: run.flow.version ?? 1 };
+      const data: RunEventData = {
+        runId: run.runId,
+        flowId: run.flow.id,
+        flowVersion: run.flow.version ?? 1,
+        seeded: (run.seed?.length ?? 0) > 0,
+      };
       // The event id is the run id: Inngest drops a second start of the same run.
       await client.send({ id: run.runId, name: RUN_EVENT, data });
     },

@@ -74,10 +74,14 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
       // run for good; any other ends at once without touching it.
       if (!(await claimForInngestRun(deps.store, run.id, inngestRunId))) return null;
       // The seed (what RunService journaled before the start) is read once, in a step, so every
-      // later invocation sees the same one.
-      const seeded = (await step.run('@weft:seed', async () => [
-        ...splitJournal(await deps.store.loadJournal(run.id)).seed.values(),
-      ])) as unknown as JournalEntry[];
+      // later invocation sees the same one. A run started without one skips the step: a round
+      // trip to the Inngest server less before the first call.
+      const seeded =
+        data.seeded === false
+          ? []
+          : ((await step.run('@weft:seed', async () => [
+              ...splitJournal(await deps.store.loadJournal(run.id)).seed.values(),
+            ])) as unknown as JournalEntry[]);
       const seed = new Map(seeded.map((entry) => [entry.stepId, entry]));
       const flow = run.flow as unknown as Flow;
       const reporter = new RunReporter(deps.store, run.id);
@@ -108,21 +112,19 @@ export function createWeftFunction(inngest: Inngest, deps: WeftFunctionDeps) {
         });
       } catch (caught) {
         const error = toErrorInfo(caught);
-        await step.run('@weft:failed', async () => {
-          await reporter.flush();
-          await finishExternalRun(deps.store, run.id, { status: 'failed', error }, [{ type: 'run.failed', error }]);
-        });
+        // Recorded by the invocation that ends the run, not in a step of its own (a round trip to
+        // the Inngest server less): the writes are idempotent (the store dedupes `run.failed` by
+        // key), and a failed write fails the invocation, which Inngest retries.
+        await reporter.flush();
+        await finishExternalRun(deps.store, run.id, { status: 'failed', error }, [{ type: 'run.failed', error }]);
         reporter.forget();
         // A child's failure goes back to its parent as data, name and message intact.
         if (run.parentRunId) return { weftChild: 'failed', error };
         throw new NonRetriableError(error.message, { cause: error });
       }
-      await step.run('@weft:completed', async () => {
-        await reporter.flush();
-        await finishExternalRun(deps.store, run.id, { status: 'completed', output }, [
-          { type: 'run.completed', output },
-        ]);
-      });
+      // As above: no step of its own, idempotent, retried by Inngest if the write fails.
+      await reporter.flush();
+      await finishExternalRun(deps.store, run.id, { status: 'completed', output }, [{ type: 'run.completed', output }]);
       reporter.forget();
       return run.parentRunId ? { weftChild: 'completed', output } : output;
     },

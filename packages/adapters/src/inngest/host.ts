@@ -76,7 +76,9 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async run(id, call, policy) {
-      const seeded = seedAnswer(ctx.seed, id, hashCall(call));
+      // Every re-entry asks for every earlier call again: hash a call's input only when the seed
+      // has its id (most runs have no seed at all).
+      const seeded = ctx.seed.has(id) ? seedAnswer(ctx.seed, id, hashCall(call)) : undefined;
       if (seeded) {
         // Answered from the seed: no step, nothing executed or paid for again.
         reused.add(id);
@@ -157,7 +159,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async spawn(id, ref: FlowRef, input: Json) {
-      const seeded = seedAnswer(ctx.seed, id, spawnHash(ref, input));
+      const seeded = ctx.seed.has(id) ? seedAnswer(ctx.seed, id, spawnHash(ref, input)) : undefined;
       if (seeded) {
         reused.add(id);
         return seedValue(seeded, rehydrate);
@@ -166,6 +168,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
       if (run.depth >= MAX_SPAWN_DEPTH && SPAWN_DEPTH_EXCEEDED.status === 'failed')
         throw rehydrate(SPAWN_DEPTH_EXCEEDED.error);
       const childId = childRunId(runId, id);
+      const seedOfChild = childSeed(ctx.seed, id);
       const plan = (await step.run(`${id}#prepare`, async () => {
         const prepared = await prepareChildRun(store, ctx.flows, 'inngest', {
           parentRunId: runId,
@@ -174,7 +177,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
           ref,
           input,
           fixtures: childFixtures(run.fixtures, id),
-          seed: childSeed(ctx.seed, id),
+          seed: seedOfChild,
         });
         return prepared.flow
           ? { flowId: prepared.flow.id, flowVersion: prepared.flow.version ?? 1 }
@@ -183,7 +186,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
       if ('error' in plan) throw rehydrate(plan.error);
       host.emit({ type: 'child.started', stepId: id, childRunId: childId, flowId: formatFlowRef(ref) });
       await reporter.flush();
-      const data: RunEventData = { runId: childId, ...plan, depth: run.depth + 1 };
+      const data: RunEventData = { runId: childId, ...plan, depth: run.depth + 1, seeded: seedOfChild.length > 0 };
       const result = (await step.invoke(id, { function: ctx.self(), data })) as unknown as ChildResult;
       // Journaled like a call's result (idempotent: the store keeps the first entry per id), so
       // a replay or a test case answers the child without running it.

@@ -20,6 +20,12 @@ export interface RunEventData {
   flowVersion: number;
   /** How many ancestors this run has (spawn nesting). */
   depth?: number;
+  /**
+   * Whether the run was started with a seeded journal. `false` lets the function skip reading
+   * the seed (one Inngest step, one round trip to the server); absent (an event sent by an older
+   * Weft) means it may have one.
+   */
+  seeded?: boolean;
 }
 
 export interface DecisionEventData {
