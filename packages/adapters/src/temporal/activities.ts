@@ -30,7 +30,16 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
     reportEvents: report,
     journal: (runId, entries) => store.commit([{ runId, journal: entries, events: [] }]).then(() => undefined),
 
-    async executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json> {
+    async executeCall(
+      runId: string,
+      stepId: string,
+      call: StepCall,
+      policy: CallPolicy,
+      events?: RunEventInput[],
+    ): Promise<Json> {
+      // What the workflow emitted before the call (its step.started): stored before the call's
+      // own retries and deltas; a retried attempt writes it again, which the store dedupes.
+      if (events && events.length > 0) await report(runId, events);
       const { attempt } = activityInfo();
       const cancelled = cancellationSignal();
       const emitDelta = deltaEmitter(stepId, (event) => {
@@ -38,7 +47,8 @@ export function createActivities({ store, executors, flows }: ActivityDeps): Wef
       });
       // Heartbeats tell Temporal the worker is alive: when it dies, the attempt times out after
       // the workflow's heartbeatTimeout (not the whole startToClose) and is retried elsewhere.
-      heartbeat();
+      // That timeout runs from the attempt's start, so the first beat can wait an interval: a
+      // call that ends sooner (most do) costs the server no heartbeat call at all.
       const beating = setInterval(() => heartbeat(), HEARTBEAT_INTERVAL_MS);
       try {
         const result = await attemptCall(executors, call, policy, { runId, stepId, attempt, cancelled, emitDelta });

@@ -12,7 +12,14 @@ import {
 } from '@temporalio/client';
 import type { Fixtures, Flow, Json, ToolSpec } from '@weft/engine';
 import type { JournalEntry } from '../store/types.ts';
-import { APPROVE_SIGNAL, type ApproveSignal, DEFAULT_TASK_QUEUE, type WeftFlowArgs, WORKFLOW_TYPE } from './types.ts';
+import {
+  APPROVE_SIGNAL,
+  type ApproveSignal,
+  CARRIED_WRITES,
+  DEFAULT_TASK_QUEUE,
+  type WeftFlowArgs,
+  WORKFLOW_TYPE,
+} from './types.ts';
 
 export async function connectTemporal(options: { address: string; namespace?: string }): Promise<Client> {
   const connection = await Connection.connect({ address: options.address });
@@ -45,6 +52,7 @@ export async function startTemporalRun(options: StartTemporalRunOptions): Promis
     ...(options.fixtures ? { fixtures: options.fixtures } : {}),
     ...(options.hostTools ? { hostTools: options.hostTools } : {}),
     ...(options.seed && options.seed.length > 0 ? { seed: [...options.seed] } : {}),
+    writes: CARRIED_WRITES,
   };
   try {
     await client.workflow.start(WORKFLOW_TYPE, {

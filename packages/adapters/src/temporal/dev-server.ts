@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import type { Json } from '@weft/engine';
 import { freePort, startDevProcess } from '../backends/dev-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -31,9 +32,22 @@ export interface TemporalDevServer {
 }
 
 /**
+ * Server settings (dynamic config) that make a step cheaper without weakening any guarantee.
+ * Eager activity execution: a workflow task that schedules an activity on its own task queue
+ * gets the activity task back in the completion's response when the worker has a free slot (the
+ * TS SDK asks for up to 3 per workflow task, `maxEagerActivityReservationsPerWorkflowTask`),
+ * instead of the activity going through matching to a poller. The server's default is off;
+ * on, a sequential native activity takes ~40 ms here instead of ~90. (One partition per task
+ * queue, `matching.numTaskqueue{Read,Write}Partitions=1`, measured no different: left default.)
+ */
+export const FAST_DYNAMIC_CONFIG: Readonly<Record<string, Json>> = {
+  'system.enableActivityEagerExecution': true,
+};
+
+/**
  * The `temporal server start-dev` arguments for a loopback server on `port`; the HTTP and
  * metrics ports (and the UI port when given) must be free too. Shared by the tests and by
- * `weft backend up temporal`, so both start the same server.
+ * `weft backend up temporal`, so both start the same server, with FAST_DYNAMIC_CONFIG.
  */
 export async function devServerArgs(options: {
   port: number;
@@ -59,6 +73,10 @@ export async function devServerArgs(options: {
     ...(options.dbFile === undefined ? [] : ['--db-filename', options.dbFile]),
     '--log-level',
     options.logLevel,
+    ...Object.entries(FAST_DYNAMIC_CONFIG).flatMap(([key, value]) => [
+      '--dynamic-config-value',
+      `${key}=${JSON.stringify(value)}`,
+    ]),
   ];
 }
 

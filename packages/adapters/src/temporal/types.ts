@@ -20,7 +20,15 @@ export interface WeftFlowArgs {
   parentRunId?: string;
   /** Recorded results answering these calls instead of activities (a replay or a fork). */
   seed?: JournalEntry[];
+  /**
+   * How the workflow writes events (workflows.ts): set by every start since calls carry them
+   * (EventWriter). A history started without it replays as it was recorded: a local activity per
+   * write and finishRun as an activity. Part of the start input, so it costs no command.
+   */
+  writes?: typeof CARRIED_WRITES;
 }
+
+export const CARRIED_WRITES = 'carried';
 
 export interface ApproveSignal {
   stepId: string;
@@ -31,7 +39,14 @@ export interface ApproveSignal {
 
 /** The activities the workflow calls; implemented by createActivities on the worker. */
 export interface WeftActivities {
-  executeCall(runId: string, stepId: string, call: StepCall, policy: CallPolicy): Promise<Json>;
+  /** Writes `events` (emitted before the call, not stored yet), then runs the call. */
+  executeCall(
+    runId: string,
+    stepId: string,
+    call: StepCall,
+    policy: CallPolicy,
+    events?: RunEventInput[],
+  ): Promise<Json>;
   reportEvents(runId: string, events: RunEventInput[]): Promise<void>;
   /** Keeps results the workflow got without an activity (a child run's) in Weft's journal. */
   journal(runId: string, entries: JournalEntry[]): Promise<void>;

@@ -2,9 +2,17 @@
  * The one generic Temporal workflow: it runs the engine's interpreter over a StepHost made of
  * Temporal primitives. Every checkpointed call is an activity (retries and timeout from the
  * step), an approval is a signal plus `condition` with the step's timeout, `sleep` a durable
- * timer, `spawn` a child workflow. Events are buffered and written to the run store by a local
- * activity before anything that waits, so the log reads like the in-process runner's; the
- * store dedupes them by `eventKey`, which makes a replayed workflow's re-emits harmless.
+ * timer, `spawn` a child workflow. Events are buffered and written to the run store before
+ * anything that waits, so the log reads like the in-process runner's; the store dedupes them by
+ * `eventKey`, which makes a replayed workflow's re-emits harmless.
+ *
+ * Weft's own bookkeeping adds no server round trip and, on a run of sequential calls, no
+ * workflow-task round trip either: a call's activity writes the events before it (EventWriter),
+ * other writes are local activities joined while one is queued, and the run's end is written by
+ * a local activity in the workflow task that completes the workflow. Only the flow's own calls
+ * are activities, as in a hand-written workflow. Local activities are at-least-once like
+ * activities; every write is idempotent (events deduped by eventKey, the run's end rewritten
+ * with itself).
  *
  * Workflow code: no Node API, no clock but the workflow's, nothing from the executors.
  */
@@ -38,6 +46,7 @@ import {
   toErrorInfo,
 } from '@weft/engine';
 import { childFixtures, childRunId, MAX_SPAWN_DEPTH, SPAWN_DEPTH_EXCEEDED } from '../backends/children.ts';
+import type { RunEnd } from '../backends/run-rows.ts';
 import {
   childSeed,
   seedAnswer,
@@ -47,7 +56,8 @@ import {
   spawnEntry,
   spawnHash,
 } from '../backends/seed.ts';
-import { APPROVE_SIGNAL, type ApproveSignal, type WeftActivities, type WeftFlowArgs } from './types.ts';
+import { EventWriter } from './event-writer.ts';
+import { APPROVE_SIGNAL, type ApproveSignal, CARRIED_WRITES, type WeftActivities, type WeftFlowArgs } from './types.ts';
 
 /** The patch that added journaling child results (for replays and test cases). */
 const JOURNAL_CHILD_RESULTS = 'weft-journal-child-results';
@@ -70,7 +80,7 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  */
 const LOST_WORKER_ATTEMPTS = 3;
 
-const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents' | 'journal'>>({
+const local = proxyLocalActivities<Pick<WeftActivities, 'reportEvents' | 'journal' | 'finishRun'>>({
   startToCloseTimeout: '30s',
   retry: { initialInterval: '100ms', maximumInterval: '5s' },
 });
@@ -86,18 +96,20 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     if (!decisions.has(decision.stepId)) decisions.set(decision.stepId, decision);
   });
 
+  // A run started before calls carried events replays with the writes it was recorded with.
+  const legacy = args.writes !== CARRIED_WRITES;
   /** Checkpoints answered from the seed: their end events say `reused`. */
   const reused = new Set<string>();
-  let buffer: RunEventInput[] = [];
-  let written: Promise<void> = Promise.resolve();
-  /** Writes what is buffered, after every earlier write: the store assigns seq in this order. */
-  const flush = (): Promise<void> => {
-    if (buffer.length > 0) {
-      const batch = buffer;
-      buffer = [];
-      written = written.then(() => local.reportEvents(runId, batch));
+  const events = new EventWriter((batch) => local.reportEvents(runId, batch), { legacy });
+  const flush = () => events.flush();
+  /** Writes what is still unwritten, the run's end event and its final status. */
+  const finish = async (end: RunEnd, event: RunEventInput): Promise<void> => {
+    if (legacy) {
+      await flush();
+      await bookkeeping.finishRun(runId, end, [event]);
+      return;
     }
-    return written;
+    await local.finishRun(runId, end, [...(await events.rest()), event]);
   };
 
   const seeded = new Map((args.seed ?? []).map((entry) => [entry.stepId, entry]));
@@ -105,17 +117,17 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
   const host: StepHost = {
     emit(event) {
       const seededOrAsIs = seededEvent(event, seeded, reused);
-      if (seededOrAsIs) buffer.push(seededOrAsIs);
+      if (seededOrAsIs) events.push(seededOrAsIs);
     },
-    async run(id, call, policy) {
+    // Promise chains, not async/await, on this hot path: the sandbox records a stack trace for
+    // every promise, and that is most of a call's cost in the workflow.
+    run(id, call, policy) {
       const seed = seedAnswer(seeded, id, hashCall(call));
       if (seed) {
         // Answered from the seed: no activity, nothing executed or paid for again.
         reused.add(id);
-        return seedValue(seed, rehydrate);
+        return new Promise<Json>((resolve) => resolve(seedValue(seed, rehydrate)));
       }
-      // step.started is stored before the activity can store its retries and deltas.
-      await flush();
       const timeoutMs = policy.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
       const { executeCall } = proxyActivities<Pick<WeftActivities, 'executeCall'>>({
         startToCloseTimeout: timeoutMs + TIMEOUT_BACKSTOP_MS,
@@ -127,11 +139,15 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
           maximumInterval: Math.max(1, policy.retry.maxDelayMs, policy.retry.initialDelayMs),
         },
       });
-      try {
-        return await executeCall(runId, id, call, policy);
-      } catch (error) {
-        throw stepError(error);
-      }
+      // step.started is stored before the activity can store its retries and deltas: the
+      // activity writes it first, or a local activity before the activity is scheduled.
+      return events
+        .call((unwritten) =>
+          unwritten ? executeCall(runId, id, call, policy, unwritten) : executeCall(runId, id, call, policy),
+        )
+        .catch((error: unknown) => {
+          throw stepError(error);
+        });
     },
     async waitForApproval(id, request): Promise<ApprovalOutcome> {
       const given = seedDecision(seeded, id);
@@ -199,6 +215,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         ...(fixtures ? { fixtures } : {}),
         ...(args.hostTools ? { hostTools: args.hostTools } : {}),
         ...(ownSeed.length > 0 ? { seed: ownSeed } : {}),
+        ...(legacy ? {} : { writes: CARRIED_WRITES }),
       };
       // Journaling a child's result is a command that histories recorded before it lack: a
       // workflow started by an older worker replays without it (Temporal's patching).
@@ -235,22 +252,15 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     // A cancelled wait may reach here wrapped as the step's failure: the scope still knows.
     const cancelled = isCancellation(error) || CancellationScope.current().consideredCancelled;
     const info: ErrorInfo = cancelled ? { name: 'Cancelled', message: 'the run was cancelled' } : toErrorInfo(error);
-    await CancellationScope.nonCancellable(async () => {
-      await flush();
-      const end: RunEventInput = cancelled
-        ? { type: 'run.cancelled', reason: 'cancelled' }
-        : { type: 'run.failed', error: info };
-      await bookkeeping.finishRun(
-        runId,
-        cancelled ? { status: 'cancelled', error: info } : { status: 'failed', error: info },
-        [end],
-      );
-    });
+    await CancellationScope.nonCancellable(() =>
+      cancelled
+        ? finish({ status: 'cancelled', error: info }, { type: 'run.cancelled', reason: 'cancelled' })
+        : finish({ status: 'failed', error: info }, { type: 'run.failed', error: info }),
+    );
     if (cancelled) throw error;
     throw ApplicationFailure.nonRetryable(info.message, info.name ?? 'Error', info);
   }
-  await flush();
-  await bookkeeping.finishRun(runId, { status: 'completed', output }, [{ type: 'run.completed', output }]);
+  await finish({ status: 'completed', output }, { type: 'run.completed', output });
   return output;
 }
 

@@ -18,7 +18,7 @@ const usage = `Usage: weft backend up|down|status [temporal|inngest] [--port <n>
 
   up temporal     build the Temporal dev server if needed, start it on 127.0.0.1 and print
                   TEMPORAL_ADDRESS=… and TEMPORAL_UI_URL=… (its Web UI, on the port + 1000;
-                  its database persists in WEFT_DATA/backends/)
+                  its database persists in WEFT_DATA/backends/; eager activity execution on)
   up inngest      build the Inngest dev server if needed, start it on 127.0.0.1 and print
                   INNGEST_DEV=1 and INNGEST_BASE_URL=… (its state lives in memory)
   down <name>     stop it
