@@ -5,11 +5,12 @@
  * page drawing the same flow at the same positions with plain nodes and the same Background,
  * Controls and MiniMap (bench/editor-bare/, built with the editor's Vite). Per flow:
  *
- * - time to first render (navigation until a frame with nodes on it) and to interactive (the
- *   end of the last long task once the page has been quiet for a second);
+ * - time to first render (navigation until a frame with nodes shown on it) and to interactive
+ *   (the end of the last long task once the page has been quiet for a second);
  * - frames while drag-panning, whole flow on screen (the editor's fit-to-view; the bare page
  *   opened at the same viewport) and at zoom 1× (both opened at `?view=100,20,1`): fps and the
- *   median and 95th-percentile frame time;
+ *   median and 95th-percentile frame time. The bare canvas is given the size of the editor's
+ *   (the window less its toolbar and panels), so both draw and cull the same area;
  * - graph → IR compile (`graphToFlow`, what saving and the live problems check run), in this
  *   process: the engine is the same code the page runs.
  *
@@ -216,11 +217,15 @@ try {
   browser = await launchBrowser();
   progress(`weft serve at ${app.url}, bare canvas at ${bare.url}`);
 
-  // Warm the HTTP cache and the browser's compiled code for both pages' bundles.
+  // Warm the HTTP cache and the browser's compiled code for both pages' bundles. Twice: V8 keeps
+  // a script's compiled code only from its second load on, so with one warm-up the first flow
+  // measured would compile it all again, and the larger bundle would pay more for that one row.
   const warm = generatedFlow('sequential', 10);
   await trpcCall(app.api, 'flows.create', { doc: warm }, 'POST');
-  await openAndDrag(`${app.url}#/flows/${flowIdOf('sequential', 10)}`);
-  await openAndDrag(bare.addFlow('warm', warm));
+  for (let round = 0; round < 2; round++) {
+    await openAndDrag(`${app.url}#/flows/${flowIdOf('sequential', 10)}`);
+    await openAndDrag(bare.addFlow('warm', warm));
+  }
 
   for (const steps of SIZES) {
     for (const shape of SHAPES) {
@@ -231,10 +236,12 @@ try {
       progress(`${label}: fitted`);
       const weftFit = await openAndDrag(`${app.url}#/flows/${flowId}`);
       const { x, y, zoom } = weftFit.load.view;
-      const bareFit = await openAndDrag(bare.addFlow(flowId, doc, `${x},${y},${zoom}`));
+      // The bare canvas gets the editor canvas's size as well as its view: the same area drawn.
+      const pane = weftFit.load.pane;
+      const bareFit = await openAndDrag(bare.addFlow(flowId, doc, `${x},${y},${zoom}`, pane));
       progress(`${label}: zoom 1`);
       const weftNear = await openAndDrag(`${app.url}#/flows/${flowId}?view=${ZOOM_1_VIEW}`);
-      const bareNear = await openAndDrag(bare.addFlow(flowId, doc, ZOOM_1_VIEW));
+      const bareNear = await openAndDrag(bare.addFlow(flowId, doc, ZOOM_1_VIEW, weftNear.load.pane));
 
       addRow(label, 'first render', weftFit.load.firstRenderMs, bareFit.load.firstRenderMs, 'ms', renderRatio);
       addRow(label, 'interactive', weftFit.load.interactiveMs, bareFit.load.interactiveMs, 'ms');
@@ -293,7 +300,7 @@ try {
   console.log('');
   for (const note of notes) console.log(`note: ${note}`);
   console.log(
-    'note: the bare page has the editor’s onlyRenderVisibleElements and zoom range; compile is timed in Node (median of 7)',
+    'note: the bare page has the editor’s onlyRenderVisibleElements, zoom range and canvas size; compile is timed in Node (median of 7)',
   );
   console.log(`load at end ${load()}`);
 } catch (error) {

@@ -5,7 +5,9 @@
  * `drawFlow` lays it out). It gets the canvas options that decide what is drawn the same as the
  * editor (`onlyRenderVisibleElements`, zoom range), so a ratio is Weft's own cost.
  *
- * `?flow=<url of a flow document>&view=<x>,<y>,<zoom>`: without `view`, fitted. Plain JS
+ * `?flow=<url of a flow document>&view=<x>,<y>,<zoom>&pane=<width>x<height>`: without `view`,
+ * fitted; `pane` sizes the canvas as the editor's is (the window less the editor's toolbar and
+ * side panels), so both draw the same area and cull the same nodes while panning. Plain JS
  * (no JSX, no types): bench/editor.ts builds it with the editor's Vite, no config.
  */
 import { Background, Controls, MiniMap, ReactFlow } from '@xyflow/react';
@@ -40,6 +42,12 @@ function viewOf(value) {
 const doc = await (await fetch(params.get('flow'))).json();
 const graph = drawFlow(doc);
 const view = viewOf(params.get('view'));
+const [paneWidth, paneHeight] = (params.get('pane') ?? '').split('x').map(Number);
+if (paneWidth > 0 && paneHeight > 0) {
+  const root = document.getElementById('root');
+  root.style.width = `${paneWidth}px`;
+  root.style.height = `${paneHeight}px`;
+}
 
 createRoot(document.getElementById('root')).render(
   h(

@@ -21,8 +21,11 @@ const TYPES: Record<string, string> = {
 
 export interface BareCanvas {
   url: string;
-  /** Puts a flow document beside the page; returns the page's address for it. */
-  addFlow(name: string, doc: unknown, view?: string): string;
+  /**
+   * Puts a flow document beside the page; returns the page's address for it, opened at `view`
+   * (else fitted) with the canvas `pane` big (else the whole window).
+   */
+  addFlow(name: string, doc: unknown, view?: string, pane?: { width: number; height: number }): string;
   close(): Promise<void>;
 }
 
@@ -74,9 +77,10 @@ export async function startBareCanvas(): Promise<BareCanvas> {
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
   return {
     url,
-    addFlow(name, doc, view) {
+    addFlow(name, doc, view, pane) {
       writeFileSync(join(out, `${name}.json`), JSON.stringify(doc));
-      return `${url}?flow=${encodeURIComponent(`./${name}.json`)}${view ? `&view=${view}` : ''}`;
+      const size = pane ? `&pane=${pane.width}x${pane.height}` : '';
+      return `${url}?flow=${encodeURIComponent(`./${name}.json`)}${view ? `&view=${view}` : ''}${size}`;
     },
     async close() {
       await new Promise<void>((done) => server.close(() => done()));

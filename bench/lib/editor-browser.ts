@@ -4,7 +4,8 @@
  * `requestAnimationFrame`), so no DevTools round trip is in a number.
  *
  * - `installLoadProbe` (an init script, before the page's own): the first frame with a
- *   `.react-flow__node` drawn, and every long task (main thread busy over 50 ms);
+ *   `.react-flow__node` shown (React Flow adds nodes hidden until it has measured them), and
+ *   every long task (main thread busy over 50 ms);
  * - `loadTimes`: first render (ms since navigation) and time to interactive: the end of the last
  *   long task once the page has been quiet for QUIET_MS;
  * - `dragFrames`: a drag-pan of the canvas, one pointer move per frame, and the frame gaps;
@@ -36,8 +37,9 @@ export function installLoadProbe(): void {
     // No long-task timing in this browser: interactive is then the first render.
   }
   const watch = () => {
-    if (document.querySelector('.react-flow__node')) {
-      // The frame after the one whose DOM had nodes: they are on screen.
+    // React Flow adds a node hidden and shows it once measured: the first one shown counts.
+    if (document.querySelector('.react-flow__node:not([style*="visibility: hidden"])')) {
+      // The frame after the one whose DOM had shown nodes: they are on screen.
       requestAnimationFrame(() => {
         probe.firstRender = performance.now();
       });
@@ -54,6 +56,8 @@ export interface LoadTimes {
   nodes: number;
   /** The canvas viewport once interactive (`.react-flow__viewport`'s transform). */
   view: { x: number; y: number; zoom: number };
+  /** The canvas's size in CSS pixels (the bare page is given the editor's). */
+  pane: { width: number; height: number };
 }
 
 /** Waits for the first render and then for quiet; NaN when the page never drew a node. */
@@ -70,9 +74,13 @@ export function loadTimes(page: Page, timeoutMs: number, quietMs: number): Promi
           ? { x: Number(match[1]), y: Number(match[2]), zoom: Number(match[3]) }
           : { x: Number.NaN, y: Number.NaN, zoom: Number.NaN };
       };
+      const pane = () => {
+        const box = document.querySelector('.react-flow')?.getBoundingClientRect();
+        return { width: Math.round(box?.width ?? 0), height: Math.round(box?.height ?? 0) };
+      };
       while (Number.isNaN(probe.firstRender) && performance.now() < timeoutMs) await sleep(20);
       if (Number.isNaN(probe.firstRender))
-        return { firstRenderMs: Number.NaN, interactiveMs: Number.NaN, nodes: 0, view: viewport() };
+        return { firstRenderMs: Number.NaN, interactiveMs: Number.NaN, nodes: 0, view: viewport(), pane: pane() };
       // Quiet: no long task ended in the last `quietMs`.
       const lastEnd = () => Math.max(probe.firstRender, ...probe.longTasks.map((task) => task.end));
       while (performance.now() - lastEnd() < quietMs && performance.now() < timeoutMs) await sleep(50);
@@ -81,6 +89,7 @@ export function loadTimes(page: Page, timeoutMs: number, quietMs: number): Promi
         interactiveMs: lastEnd(),
         nodes: document.querySelectorAll('.react-flow__node').length,
         view: viewport(),
+        pane: pane(),
       };
     },
     { timeoutMs, quietMs },

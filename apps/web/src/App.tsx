@@ -1,13 +1,21 @@
-import { lazy, Suspense } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import { hrefOf, useRoute } from './components/route.ts';
 import { ToastProvider } from './components/Toasts.tsx';
 import { useTheme } from './components/theme.ts';
 import { EditorScreen } from './screens/EditorScreen.tsx';
-import { FlowListScreen } from './screens/FlowListScreen.tsx';
-import { RunsScreen } from './screens/RunsScreen.tsx';
 
-// The chat screen brings the AI SDK with it: its own chunk, loaded when a chat is opened.
+// The chat screen brings the AI SDK with it: its own chunk, loaded when a chat is opened. The
+// flow list and the runs screen are chunks of their own too, so an editor address (the one a
+// large flow opens at) starts with less code to compile before it can draw.
 const ChatScreen = lazy(() => import('./chat/ChatScreen.tsx').then((module) => ({ default: module.ChatScreen })));
+const FlowListScreen = lazy(() =>
+  import('./screens/FlowListScreen.tsx').then((module) => ({ default: module.FlowListScreen })),
+);
+const RunsScreen = lazy(() => import('./screens/RunsScreen.tsx').then((module) => ({ default: module.RunsScreen })));
+
+const Loading = ({ children }: { children: ReactNode }) => (
+  <Suspense fallback={<p className="loading muted">Loading…</p>}>{children}</Suspense>
+);
 
 export function App() {
   const route = useRoute();
@@ -43,13 +51,17 @@ export function App() {
           </button>
         </header>
         {route.screen === 'list' ? (
-          <FlowListScreen />
+          <Loading>
+            <FlowListScreen />
+          </Loading>
         ) : route.screen === 'runs' ? (
-          <RunsScreen filters={route.filters} />
+          <Loading>
+            <RunsScreen filters={route.filters} />
+          </Loading>
         ) : route.screen === 'chat' ? (
-          <Suspense fallback={<p className="loading muted">Loading…</p>}>
+          <Loading>
             <ChatScreen key={route.flowId} flowId={route.flowId} chatId={route.chatId} />
-          </Suspense>
+          </Loading>
         ) : route.screen === 'run' ? (
           // EditorScreen looks the run up (`runs.get`) and draws the flow version it ran; another
           // permalink of the same run moves the view without rebuilding it (one key for all runs:

@@ -22,17 +22,20 @@ import {
   SelectionMode,
   useReactFlow,
   useStore,
+  type Viewport,
 } from '@xyflow/react';
-import { type DragEvent, useCallback, useEffect, useMemo, useState } from 'react';
+import { type DragEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CompareLegend } from '../compare/CompareLegend.tsx';
 import { MAX_ZOOM, MIN_ZOOM } from '../components/route.ts';
+import { foldGraph } from '../graph/fold.ts';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { type Collapse, CollapseContext } from './canvas/collapse.ts';
 import { FarContext } from './canvas/far.ts';
 import { StepActions } from './canvas/StepActions.tsx';
+import { estimatedFitView } from './canvas/start-view.ts';
 import { useCanvasShortcuts } from './canvas/use-canvas-shortcuts.ts';
 import { useViewportMemory } from './canvas/use-viewport-memory.ts';
-import { hiddenNodeIds, toFlowEdges, toFlowNodes, type WeftNode } from './flow-nodes.ts';
+import { toFlowEdges, toFlowNodes, type WeftNode } from './flow-nodes.ts';
 import { nodeTypes } from './nodes/node-types.ts';
 import './canvas/canvas.css';
 
@@ -47,6 +50,15 @@ const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
  * its frames on.
  */
 const FAR_ZOOM = 0.3;
+
+const NO_COLLAPSED: ReadonlySet<string> = new Set();
+
+/** Whether `inputs` are what `last` holds (by identity); if not, `last` takes them. */
+function sameInputs(last: { current: unknown[] }, inputs: unknown[]): boolean {
+  if (inputs.every((input, i) => input === last.current[i])) return true;
+  last.current = inputs;
+  return false;
+}
 
 /** The selection after xyflow's select changes. */
 function nextSelection(current: readonly string[], changes: readonly { id: string; selected: boolean }[]): string[] {
@@ -78,7 +90,16 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   const snapToGrid = useEditor((state) => state.snapToGrid);
   const flowId = useEditor((state) => state.flowId);
   const viewport = useViewportMemory(flowId);
-  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  // Fitted: start at an estimate of the fitted view (canvas/start-view.ts), not at 1×. It needs
+  // the canvas's size, so the flow is drawn once that is known (before the first paint).
+  const box = useRef<HTMLDivElement>(null);
+  const [startView, setStartView] = useState<Viewport | undefined>(viewport.start);
+  useLayoutEffect(() => {
+    if (startView || !box.current) return;
+    const { width, height } = box.current.getBoundingClientRect();
+    setStartView(estimatedFitView(graph, width, height, MIN_ZOOM, FIT_VIEW.maxZoom));
+  }, [startView, graph]);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(NO_COLLAPSED);
   const collapse = useMemo<Collapse>(
     () => ({
       collapsed,
@@ -91,11 +112,13 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
     }),
     [collapsed],
   );
-  const [nodes, setNodes] = useState<WeftNode[]>(() => toFlowNodes(graph, selectedIds, []));
+  const [nodes, setNodes] = useState<WeftNode[]>(() => toFlowNodes(graph, selectedIds, [], NO_COLLAPSED));
   const [edges, setEdges] = useState<Edge[]>(() => toFlowEdges(graph, [], selectedEdgeIds));
   const { screenToFlowPosition } = useReactFlow();
   // A boolean: the canvas re-renders when the zoom crosses the line, not on every zoom step.
-  const far = useStore((state) => state.transform[2] < FAR_ZOOM);
+  // Until xyflow's zoom pane has set the start view (an effect after the first render) its
+  // transform is 1×: the start view's zoom decides the first render.
+  const far = useStore((state) => (state.panZoom ? state.transform[2] : (startView?.zoom ?? 1)) < FAR_ZOOM);
   // Far out, edges go without their arm labels (hidden there anyway): a label measures itself
   // (getBBox) each time its edge is drawn, and panning a large flow draws edges in and out.
   const drawnEdges = useMemo(
@@ -104,14 +127,19 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   );
   useCanvasShortcuts(store);
 
-  useEffect(
-    () => setNodes((previous) => toFlowNodes(graph, selectedIds, previous, collapsed)),
-    [graph, selectedIds, collapsed],
-  );
-  useEffect(
-    () => setEdges((previous) => toFlowEdges(graph, previous, selectedEdgeIds, hiddenNodeIds(graph, collapsed))),
-    [graph, selectedEdgeIds, collapsed],
-  );
+  // What the arrays were last built from: rebuilt when that changes, not again on mount, where a
+  // second pass would hand xyflow new arrays of thousands of nodes to index for nothing.
+  const nodesFrom = useRef<unknown[]>([graph, selectedIds, NO_COLLAPSED]);
+  const edgesFrom = useRef<unknown[]>([graph, selectedEdgeIds, NO_COLLAPSED]);
+  useEffect(() => {
+    if (sameInputs(nodesFrom, [graph, selectedIds, collapsed])) return;
+    setNodes((previous) => toFlowNodes(graph, selectedIds, previous, collapsed));
+  }, [graph, selectedIds, collapsed]);
+  useEffect(() => {
+    if (sameInputs(edgesFrom, [graph, selectedEdgeIds, collapsed])) return;
+    const { hidden, bridges } = foldGraph(graph, collapsed);
+    setEdges((previous) => toFlowEdges(graph, previous, selectedEdgeIds, hidden, bridges));
+  }, [graph, selectedEdgeIds, collapsed]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<WeftNode>[]) => {
@@ -172,48 +200,50 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   const onPaneClick = useCallback(() => store.getState().select(null), [store]);
 
   return (
-    <div className={far ? 'canvas far' : 'canvas'}>
-      <FarContext value={far}>
-        <CollapseContext value={collapse}>
-          <ReactFlow<WeftNode>
-            nodes={nodes}
-            edges={drawnEdges}
-            nodeTypes={nodeTypes}
-            onNodesChange={onNodesChange}
-            onEdgesChange={onEdgesChange}
-            onConnect={onConnect}
-            onDragOver={onDragOver}
-            onDrop={onDrop}
-            onPaneClick={onPaneClick}
-            colorMode={colorMode}
-            fitView={viewport.start === undefined}
-            fitViewOptions={FIT_VIEW}
-            {...(viewport.start ? { defaultViewport: viewport.start } : {})}
-            onMove={viewport.onMove}
-            snapToGrid={snapToGrid}
-            snapGrid={SNAP_GRID}
-            // Low enough that fit-to-view shows the whole of a 2,000-step flow (laid out in columns).
-            minZoom={MIN_ZOOM}
-            maxZoom={MAX_ZOOM}
-            onlyRenderVisibleElements
-            deleteKeyCode={null}
-            selectionKeyCode="Shift"
-            multiSelectionKeyCode={MULTI_SELECT_KEYS}
-            selectionMode={SelectionMode.Partial}
-            aria-label="Flow canvas"
-          >
-            <Background gap={20} />
-            <MiniMap pannable zoomable ariaLabel="Minimap" />
-            <Controls aria-label="Canvas controls" />
-            <Panel position="top-left">
-              <StepActions />
-            </Panel>
-            <Panel position="top-right">
-              <CompareLegend />
-            </Panel>
-          </ReactFlow>
-        </CollapseContext>
-      </FarContext>
+    <div ref={box} className={far ? 'canvas far' : 'canvas'}>
+      {startView === undefined ? null : (
+        <FarContext value={far}>
+          <CollapseContext value={collapse}>
+            <ReactFlow<WeftNode>
+              nodes={nodes}
+              edges={drawnEdges}
+              nodeTypes={nodeTypes}
+              onNodesChange={onNodesChange}
+              onEdgesChange={onEdgesChange}
+              onConnect={onConnect}
+              onDragOver={onDragOver}
+              onDrop={onDrop}
+              onPaneClick={onPaneClick}
+              colorMode={colorMode}
+              fitView={viewport.start === undefined}
+              fitViewOptions={FIT_VIEW}
+              defaultViewport={startView}
+              onMove={viewport.onMove}
+              snapToGrid={snapToGrid}
+              snapGrid={SNAP_GRID}
+              // Low enough that fit-to-view shows the whole of a 2,000-step flow (laid out in columns).
+              minZoom={MIN_ZOOM}
+              maxZoom={MAX_ZOOM}
+              onlyRenderVisibleElements
+              deleteKeyCode={null}
+              selectionKeyCode="Shift"
+              multiSelectionKeyCode={MULTI_SELECT_KEYS}
+              selectionMode={SelectionMode.Partial}
+              aria-label="Flow canvas"
+            >
+              <Background gap={20} />
+              <MiniMap pannable zoomable ariaLabel="Minimap" />
+              <Controls aria-label="Canvas controls" />
+              <Panel position="top-left">
+                <StepActions />
+              </Panel>
+              <Panel position="top-right">
+                <CompareLegend />
+              </Panel>
+            </ReactFlow>
+          </CollapseContext>
+        </FarContext>
+      )}
     </div>
   );
 }

@@ -1,9 +1,13 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { hrefOf } from '../components/route.ts';
-import { ExportDialog } from '../export/ExportDialog.tsx';
 import { useEditor } from '../store/editor-hooks.ts';
 import { EditActions } from './canvas/EditActions.tsx';
 import { useSave } from './use-flow-actions.ts';
+
+// Opened on demand: its own chunk (it brings the code preview with it).
+const ExportDialog = lazy(() =>
+  import('../export/ExportDialog.tsx').then((module) => ({ default: module.ExportDialog })),
+);
 
 export function Toolbar() {
   const name = useEditor((state) => state.graph.meta.name);
@@ -45,7 +49,11 @@ export function Toolbar() {
       >
         {'</>'} Export
       </button>
-      {exporting ? <ExportDialog onClose={() => setExporting(false)} /> : null}
+      {exporting ? (
+        <Suspense fallback={null}>
+          <ExportDialog onClose={() => setExporting(false)} />
+        </Suspense>
+      ) : null}
       <button
         type="button"
         className="button primary"

@@ -1,5 +1,6 @@
 import { type Flow, flowToGraph } from '@weft/engine';
 import { describe, expect, it } from 'vitest';
+import { foldGraph } from '../graph/fold.ts';
 import { hiddenNodeIds, toFlowEdges, toFlowNodes } from './flow-nodes.ts';
 
 const flow = {
@@ -50,5 +51,30 @@ describe('toFlowNodes', () => {
     // Unfolded again: drawn again.
     const reopened = toFlowNodes(graph, null, folded);
     expect(reopened.find((node) => node.id === 'deep')?.hidden).toBeUndefined();
+  });
+
+  it('folds a branch’s arms into one dashed edge to its merge node', () => {
+    const graph = flowToGraph({
+      irVersion: 1,
+      id: 'b',
+      name: 'B',
+      steps: [
+        {
+          id: 'pick',
+          type: 'branch',
+          cases: [{ when: '=true', steps: [{ id: 'yes', type: 'transform', value: 1 }] }],
+          else: [{ id: 'no', type: 'transform', value: 2 }],
+        },
+      ],
+    } as unknown as Flow);
+    const collapsed = new Set(['pick']);
+    const nodes = toFlowNodes(graph, null, [], collapsed);
+    expect(nodes.find((node) => node.id === 'pick')?.data.collapsed).toBe(true);
+    expect(nodes.filter((node) => node.hidden).map((node) => node.id)).toEqual(['yes', 'no']);
+    const { hidden, bridges } = foldGraph(graph, collapsed);
+    const edges = toFlowEdges(graph, [], [], hidden, bridges);
+    const bridge = edges.find((edge) => edge.id === 'fold:pick');
+    expect(bridge).toMatchObject({ source: 'pick', label: '2 steps folded', selectable: false, deletable: false });
+    expect(edges.filter((edge) => !edge.hidden && edge.source === 'pick')).toEqual([bridge]);
   });
 });

@@ -6,6 +6,7 @@
 
 import { type FlowGraph, type GraphEdge, type GraphNode, NODE_HEIGHT, NODE_WIDTH } from '@weft/engine';
 import type { Edge, Node } from '@xyflow/react';
+import { type Bridge, canFold, foldGraph } from '../graph/fold.ts';
 import { edgeLabel, outHandles } from '../graph/graph-edit.ts';
 import { isContainerType } from '../graph/step-catalog.ts';
 
@@ -13,7 +14,7 @@ export interface WeftNodeData extends Record<string, unknown> {
   node: GraphNode;
   /** Named out-handles (branch cases + else, parallel branches); empty means one default handle. */
   handles: string[];
-  /** A container drawn folded: its body hidden (Canvas's collapsed set). */
+  /** Drawn folded (Canvas's collapsed set): a container's body, or a branch/parallel's arms, hidden. */
   collapsed?: boolean;
 }
 
@@ -45,26 +46,9 @@ function depths(graph: FlowGraph, byId: ReadonlyMap<string, GraphNode>): Map<str
   return depthOf;
 }
 
-/** The nodes inside a collapsed container, at any depth: not drawn, nor are their edges. */
+/** The nodes a fold hides (graph/fold.ts): a folded container's insides, a folded fan-out's arms. */
 export function hiddenNodeIds(graph: FlowGraph, collapsed: ReadonlySet<string>): ReadonlySet<string> {
-  if (collapsed.size === 0) return NO_IDS;
-  const childrenOf = new Map<string, string[]>();
-  for (const node of graph.nodes) {
-    if (node.parentId === undefined) continue;
-    const list = childrenOf.get(node.parentId);
-    if (list) list.push(node.id);
-    else childrenOf.set(node.parentId, [node.id]);
-  }
-  const hidden = new Set<string>();
-  const hide = (id: string) => {
-    for (const child of childrenOf.get(id) ?? []) {
-      if (hidden.has(child)) continue;
-      hidden.add(child);
-      hide(child);
-    }
-  };
-  for (const id of collapsed) hide(id);
-  return hidden;
+  return collapsed.size === 0 ? NO_IDS : foldGraph(graph, collapsed).hidden;
 }
 
 /** A container's box: its saved/auto size, grown to hold its children. */
@@ -121,7 +105,7 @@ export function toFlowNodes(
     const selected = selectedIds.has(node.id);
     const type = nodeType(node);
     const container = type === 'container';
-    const folded = container && collapsed.has(node.id);
+    const folded = collapsed.has(node.id) && canFold(node);
     const size = !container
       ? undefined
       : folded
@@ -154,15 +138,18 @@ export function toFlowNodes(
   });
 }
 
+const NO_BRIDGES: readonly Bridge[] = [];
+
 export function toFlowEdges(
   graph: FlowGraph,
   previous: readonly Edge[],
   selectedEdgeIds: readonly string[] = [],
   hiddenNodes: ReadonlySet<string> = NO_IDS,
+  bridges: readonly Bridge[] = NO_BRIDGES,
 ): Edge[] {
   const prevById = new Map(previous.map((edge) => [edge.id, edge]));
   const chosen = new Set(selectedEdgeIds);
-  return graph.edges.map((edge) => {
+  const edges = graph.edges.map((edge): Edge => {
     const prev = prevById.get(edge.id);
     const selected = chosen.has(edge.id);
     const hidden = hiddenNodes.has(edge.source) || hiddenNodes.has(edge.target);
@@ -191,4 +178,34 @@ export function toFlowEdges(
       ...(edge.sourceHandle ? { sourceHandle: edge.sourceHandle, label: edge.sourceHandle } : {}),
     };
   });
+  if (bridges.length === 0) return edges;
+  // A folded fan-out's arms drawn as one dashed edge: not an edge of the flow, so not editable.
+  for (const bridge of bridges) {
+    const prev = prevById.get(bridge.id);
+    const hidden = hiddenNodes.has(bridge.source) || hiddenNodes.has(bridge.target);
+    const label = `${bridge.steps} step${bridge.steps === 1 ? '' : 's'} folded`;
+    if (
+      prev &&
+      prev.label === label &&
+      prev.sourceHandle === bridge.sourceHandle &&
+      (prev.hidden ?? false) === hidden
+    ) {
+      edges.push(prev);
+      continue;
+    }
+    edges.push({
+      id: bridge.id,
+      source: bridge.source,
+      target: bridge.target,
+      sourceHandle: bridge.sourceHandle,
+      label,
+      ariaLabel: `${label} in ${bridge.source}`,
+      className: 'wf-bridge',
+      selectable: false,
+      deletable: false,
+      focusable: false,
+      ...(hidden ? { hidden: true } : {}),
+    });
+  }
+  return edges;
 }

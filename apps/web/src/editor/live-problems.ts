@@ -1,8 +1,8 @@
 /**
  * The live compile check that feeds the problems panel, as the graph changes. A small flow is
  * compiled at once (a few ms); a large one is compiled in a worker (compile-worker.ts) once
- * edits pause, so typing into the inspector of a 2,000-step flow never waits for it. Only the
- * answer to the latest request is applied.
+ * edits pause, so typing into the inspector of a 2,000-step flow never waits for it, and the
+ * first time once the page is idle. Only the answer to the latest request is applied.
  */
 import { type FlowGraph, graphToFlow } from '@weft/engine';
 import { useDeferredValue, useEffect, useRef } from 'react';
@@ -14,6 +14,8 @@ import type { CompileAnswer } from './compile-worker.ts';
 export const LARGE_GRAPH_NODES = 300;
 /** How long edits must pause before a large flow is compiled again. */
 const LARGE_GRAPH_PAUSE_MS = 250;
+/** The latest the first check of a large flow starts when the page is never idle. */
+const FIRST_CHECK_WITHIN_MS = 10_000;
 
 const asProblems = (errors: CompileAnswer['errors']): Problem[] =>
   errors.map((issue) => ({ nodeId: issue.nodeId, message: issue.message, source: 'graph' }));
@@ -29,6 +31,7 @@ export function useLiveProblems(): void {
   const graph = useDeferredValue(useEditor((state) => state.graph));
   const worker = useRef<Worker | null>(null);
   const latest = useRef(0);
+  const started = useRef(false);
 
   useEffect(() => () => worker.current?.terminate(), []);
 
@@ -39,7 +42,8 @@ export function useLiveProblems(): void {
       store.getState().setProblems(compileHere(graph));
       return;
     }
-    const timer = setTimeout(() => {
+    const compile = () => {
+      started.current = true;
       if (!worker.current) {
         worker.current = new Worker(new URL('./compile-worker.ts', import.meta.url), { type: 'module' });
         worker.current.onmessage = (event: MessageEvent<CompileAnswer>) => {
@@ -52,7 +56,14 @@ export function useLiveProblems(): void {
         worker.current.onerror = () => store.getState().setProblems(compileHere(store.getState().graph));
       }
       worker.current.postMessage({ seq, graph });
-    }, LARGE_GRAPH_PAUSE_MS);
+    };
+    // The first check waits until the page is idle: starting a worker and compiling a large flow
+    // while the canvas is first drawn takes cores (two, on a small machine) from that drawing.
+    if (!started.current && typeof requestIdleCallback === 'function') {
+      const idle = requestIdleCallback(compile, { timeout: FIRST_CHECK_WITHIN_MS });
+      return () => cancelIdleCallback(idle);
+    }
+    const timer = setTimeout(compile, LARGE_GRAPH_PAUSE_MS);
     return () => clearTimeout(timer);
   }, [graph, store]);
 }

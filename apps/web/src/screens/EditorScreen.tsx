@@ -8,12 +8,13 @@
  */
 import type { Flow, FlowGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { ComparePanel } from '../compare/ComparePanel.tsx';
 import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
 import { Canvas } from '../editor/Canvas.tsx';
+import { takePrefetchedFlow } from '../editor/flow-prefetch.ts';
 import { Inspector } from '../editor/Inspector.tsx';
 import { LeaveGuard } from '../editor/LeaveGuard.tsx';
 import { Palette } from '../editor/Palette.tsx';
@@ -24,13 +25,15 @@ import { useLiveProblems } from '../editor/use-flow-actions.ts';
 import { drawFlow } from '../graph/layout.ts';
 import { useOpenRun } from '../run-view/load-run.ts';
 import { usePermalinkSync } from '../run-view/permalink.ts';
-import { RunDock } from '../run-view/RunDock.tsx';
-import { RunHeader } from '../run-view/RunHeader.tsx';
 import { RunsList } from '../runs/RunsList.tsx';
 import { EditorStoreProvider } from '../store/EditorStoreProvider.tsx';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { TestsPanel } from '../tests/TestsPanel.tsx';
 import { messageOf, trpc } from '../trpc.ts';
+
+// The run view's parts load with the first run shown, not with every editor.
+const RunDock = lazy(() => import('../run-view/RunDock.tsx').then((module) => ({ default: module.RunDock })));
+const RunHeader = lazy(() => import('../run-view/RunHeader.tsx').then((module) => ({ default: module.RunHeader })));
 
 type Loaded = { flowId: string; graph: FlowGraph; version: number } | { error: string };
 
@@ -69,7 +72,7 @@ function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
     (async () => {
       if (!runId) {
         if (!flowId) throw new Error('no flow named');
-        const record = await trpc.flows.get.query({ id: flowId });
+        const record = await (takePrefetchedFlow(flowId) ?? trpc.flows.get.query({ id: flowId }));
         return { flowId, doc: record.doc as unknown, version: record.version };
       }
       // The run keeps the flow document it ran: draw exactly that.
@@ -134,12 +137,20 @@ function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
     <main className="editor">
       <LeaveGuard />
       <Toolbar />
-      {runId ? <RunHeader runId={runId} /> : null}
+      {runId ? (
+        <Suspense fallback={null}>
+          <RunHeader runId={runId} />
+        </Suspense>
+      ) : null}
       <div className="editor-body">
         <Palette />
         <div className="canvas-column">
           <Canvas colorMode={theme} />
-          {hasRun ? <RunDock runView={runId !== null} /> : null}
+          {hasRun ? (
+            <Suspense fallback={null}>
+              <RunDock runView={runId !== null} />
+            </Suspense>
+          ) : null}
         </div>
         <div className="side">
           <Inspector runView={runId !== null} />

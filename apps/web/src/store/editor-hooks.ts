@@ -1,6 +1,8 @@
 /** Selector hooks over the editor store: components subscribe to exactly what they draw. */
 import { useContext } from 'react';
 import { useStore } from 'zustand';
+import { shallow } from 'zustand/shallow';
+import { useStoreWithEqualityFn } from 'zustand/traditional';
 import { EditorStoreContext } from './EditorStoreProvider.tsx';
 import type { EditorState, EditorStore } from './editor-store.ts';
 import { runIsActive } from './run-status.ts';
@@ -26,6 +28,33 @@ export const useNodeToolCalls = (id: string) => useEditor((state) => state.run?.
 export const useNodeWaiting = (id: string) => useEditor((state) => state.run?.nodes[id]?.waitingStepId ?? null);
 export const useNodeProblemCount = (id: string) =>
   useEditor((state) => state.problems.reduce((count, problem) => count + (problem.nodeId === id ? 1 : 0), 0));
+/** Everything a step or container node draws from the store (`status` is `queued` while not reached). */
+function nodeLiveOf(state: EditorState, id: string) {
+  const node = state.run?.nodes[id];
+  const queued = state.run !== null && runIsActive(state.run.view.status) && !node;
+  let problems = 0;
+  for (const problem of state.problems) if (problem.nodeId === id) problems++;
+  return {
+    status: node?.status ?? (queued ? ('queued' as const) : null),
+    durationMs: node?.durationMs ?? null,
+    toolCalls: node?.toolCalls.join('\n') ?? '',
+    text: node?.text ?? '',
+    waiting: node?.waitingStepId ?? null,
+    problems,
+    reused: node?.reused ?? null,
+    mark: state.compare?.marks[id] ?? null,
+    first: state.compare?.firstDivergence === id,
+  };
+}
+
+export type NodeLive = ReturnType<typeof nodeLiveOf>;
+
+/**
+ * A node's live state in one subscription, compared field by field: a node mounts — as a pan
+ * brings it into view — with one store hook instead of a dozen.
+ */
+export const useNodeLive = (id: string): NodeLive =>
+  useStoreWithEqualityFn(useEditorStoreApi(), (state) => nodeLiveOf(state, id), shallow);
 export const useIsSelected = (id: string) => useEditor((state) => state.selectedIds.includes(id));
 export const useCanUndo = () => useEditor((state) => state.history.past.length > 0);
 export const useCanRedo = () => useEditor((state) => state.history.future.length > 0);

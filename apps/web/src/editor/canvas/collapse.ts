@@ -1,7 +1,8 @@
 /**
- * Containers (map/loop) folded to their title bar on demand, so a flow with large bodies stays
- * light to draw and to read. Which are folded is the canvas's view state, not the flow's: kept
- * in Canvas, handed to the container nodes (which draw the toggle) through this context.
+ * Containers (map/loop) folded to their title bar, and branch/parallel steps folded to one edge
+ * to their merge/join (graph/fold.ts), on demand, so a flow with large bodies stays light to
+ * draw and to read. Which are folded is the canvas's view state, not the flow's: kept
+ * in Canvas, handed to the nodes that draw the toggle (nodes/FoldButton.tsx) through this context.
  */
 import { createContext, useContext } from 'react';
 

@@ -1,7 +1,10 @@
 import { Handle, Position } from '@xyflow/react';
 
-/** The bottom out-handles of a node: one default handle, or one per named arm, spread evenly and labelled. */
-export function OutHandles({ handles }: { handles: string[] }) {
+/**
+ * The bottom out-handles of a node: one default handle, or one per named arm, spread evenly and
+ * labelled (`labels`: false far out, where the labels cannot be read).
+ */
+export function OutHandles({ handles, labels = true }: { handles: string[]; labels?: boolean }) {
   if (handles.length === 0) return <Handle type="source" position={Position.Bottom} />;
   return (
     <>
@@ -9,7 +12,7 @@ export function OutHandles({ handles }: { handles: string[] }) {
         const left = `${((index + 1) / (handles.length + 1)) * 100}%`;
         return (
           <Handle key={handle} id={handle} type="source" position={Position.Bottom} style={{ left }} title={handle}>
-            <span className="handle-label">{handle}</span>
+            {labels ? <span className="handle-label">{handle}</span> : null}
           </Handle>
         );
       })}

@@ -4,12 +4,10 @@
  * while two runs or two versions are compared.
  */
 import { memo } from 'react';
-import { useEditor, useIsFirstDivergence, useNodeCompare, useNodeReused } from '../../store/editor-hooks.ts';
+import { type NodeLive, useEditor } from '../../store/editor-hooks.ts';
 
 /** Class names for the node's outer element. */
-export function useMarkClasses(id: string): string {
-  const mark = useNodeCompare(id);
-  const first = useIsFirstDivergence(id);
+export function markClasses({ mark, first }: Pick<NodeLive, 'mark' | 'first'>): string {
   return `${mark ? ` compare-${mark}` : ''}${first ? ' compare-first' : ''}`;
 }
 
@@ -23,12 +21,9 @@ const SHORT: Record<string, string> = {
   removed: 'removed',
 };
 
-export const RunMarks = memo(function RunMarks({ id }: { id: string }) {
-  const reused = useNodeReused(id);
-  const mark = useNodeCompare(id);
-  const first = useIsFirstDivergence(id);
+/** The node's marks (its live state from `useNodeLive`); draw it only when it has one. */
+export const RunMarks = memo(function RunMarks({ reused, mark, first }: Pick<NodeLive, 'reused' | 'mark' | 'first'>) {
   const versions = useEditor((state) => state.compare?.kind === 'versions');
-  if (!reused && !mark) return null;
   return (
     <div className="wf-marks">
       {reused ? (

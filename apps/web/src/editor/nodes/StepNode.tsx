@@ -6,21 +6,14 @@
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { stepInfo } from '../../graph/step-catalog.ts';
-import {
-  useNodeDuration,
-  useNodeProblemCount,
-  useNodeQueued,
-  useNodeStatus,
-  useNodeText,
-  useNodeToolCalls,
-  useNodeWaiting,
-} from '../../store/editor-hooks.ts';
+import { useNodeLive, useNodeStatus } from '../../store/editor-hooks.ts';
 import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
+import { FoldButton } from './FoldButton.tsx';
 import { ModelTag } from './ModelTag.tsx';
 import { OutHandles } from './OutHandles.tsx';
-import { RunMarks, useMarkClasses } from './RunMarks.tsx';
+import { markClasses, RunMarks } from './RunMarks.tsx';
 import { StatusBadge, ToolCalls } from './StatusBadge.tsx';
 
 export const StepNode = memo(function StepNode(props: NodeProps<WeftNode>) {
@@ -38,7 +31,7 @@ function FarStepNode({ id, data, selected }: NodeProps<WeftNode>) {
       data-step-type={data.node.stepType}
     >
       <Handle type="target" position={Position.Top} />
-      <OutHandles handles={data.handles} />
+      <OutHandles handles={data.handles} labels={false} />
     </div>
   );
 }
@@ -46,15 +39,12 @@ function FarStepNode({ id, data, selected }: NodeProps<WeftNode>) {
 function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
   const { node, handles } = data;
   const info = stepInfo(node.stepType);
-  const queued = useNodeQueued(id);
-  const status = useNodeStatus(id) ?? (queued ? 'queued' : null);
-  const durationMs = useNodeDuration(id);
-  const toolCalls = useNodeToolCalls(id);
-  const text = useNodeText(id);
-  const waiting = useNodeWaiting(id);
-  const problems = useNodeProblemCount(id);
-  const marks = useMarkClasses(id);
+  const live = useNodeLive(id);
+  const { status, durationMs, toolCalls, text, waiting, problems } = live;
+  const marks = markClasses(live);
   const model = typeof node.config?.model === 'string' ? node.config.model : null;
+  // A branch or parallel with arms folds them away (graph/fold.ts).
+  const fanOut = handles.length > 0 && (node.stepType === 'branch' || node.stepType === 'parallel');
   return (
     <div
       className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
@@ -64,6 +54,7 @@ function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
     >
       <Handle type="target" position={Position.Top} />
       <div className="wf-node-head">
+        {fanOut ? <FoldButton id={id} folded={data.collapsed === true} what="arms" /> : null}
         <span className="wf-icon" aria-hidden="true">
           {info?.icon ?? '?'}
         </span>
@@ -76,7 +67,7 @@ function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
         ) : null}
       </div>
       <div className="wf-id mono">{id}</div>
-      <RunMarks id={id} />
+      {live.reused || live.mark ? <RunMarks reused={live.reused} mark={live.mark} first={live.first} /> : null}
       {model ? <ModelTag model={model} /> : null}
       <ToolCalls calls={toolCalls} />
       {text ? <div className="wf-text">{text.length > 160 ? `…${text.slice(-160)}` : text}</div> : null}
