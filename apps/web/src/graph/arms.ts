@@ -5,10 +5,12 @@
  * one (an edge straight to the merge/join node); removing an arm removes its steps.
  */
 import {
+  BODY_HANDLE,
   caseHandle,
   ELSE_HANDLE,
   type FlowGraph,
   type GraphEdge,
+  type GraphNode,
   type Json,
   joinNodeId,
   mergeNodeId,
@@ -33,28 +35,43 @@ export function parallelBranches(graph: FlowGraph, id: string): string[] {
   return names;
 }
 
-/** The nodes of the arm starting at `edges` (everything reachable before the fan-out's exit node). */
-function armNodes(graph: FlowGraph, edges: readonly GraphEdge[], exitId: string): string[] {
-  const byId = new Map(graph.nodes.map((node) => [node.id, node]));
+/** A graph indexed for walks: nodes by id, out-edges by source. */
+export interface GraphIndex {
+  byId: ReadonlyMap<string, GraphNode>;
+  edgesFrom: ReadonlyMap<string, readonly GraphEdge[]>;
+}
+
+export function indexGraph(graph: FlowGraph): GraphIndex {
+  const edgesFrom = new Map<string, GraphEdge[]>();
+  for (const edge of graph.edges) {
+    const list = edgesFrom.get(edge.source);
+    if (list) list.push(edge);
+    else edgesFrom.set(edge.source, [edge]);
+  }
+  return { byId: new Map(graph.nodes.map((node) => [node.id, node])), edgesFrom };
+}
+
+/**
+ * The nodes of the arm starting at `edges`: everything reachable before the fan-out's exit node.
+ * A fan-out inside the arm continues after its merge/join node; a container's body is not walked
+ * (its steps belong to the container, which the caller handles by parent).
+ */
+export function armNodes(index: GraphIndex, edges: readonly GraphEdge[], exitId: string): string[] {
   const seen = new Set<string>();
   const queue = edges.map((edge) => edge.target);
   while (queue.length > 0) {
     const id = queue.pop() ?? '';
-    const node = byId.get(id);
+    const node = index.byId.get(id);
     if (id === exitId || seen.has(id) || !node || node.kind === 'start' || node.kind === 'end') continue;
     seen.add(id);
-    for (const edge of graph.edges) if (edge.source === id && edge.sourceHandle === undefined) queue.push(edge.target);
-    // A fan-out inside the arm continues after its merge/join node.
-    for (const edge of graph.edges)
-      if (edge.source === id && edge.sourceHandle !== undefined && edge.sourceHandle !== 'body')
-        queue.push(edge.target);
+    for (const edge of index.edgesFrom.get(id) ?? []) if (edge.sourceHandle !== BODY_HANDLE) queue.push(edge.target);
   }
   return [...seen];
 }
 
 function dropArm(graph: FlowGraph, id: string, handle: string, exitId: string): FlowGraph {
   const edges = graph.edges.filter((edge) => edge.source === id && edge.sourceHandle === handle);
-  const inner = armNodes(graph, edges, exitId);
+  const inner = armNodes(indexGraph(graph), edges, exitId);
   const gone = new Set(edges.map((edge) => edge.id));
   return removeNodes({ ...graph, edges: graph.edges.filter((edge) => !gone.has(edge.id)) }, inner);
 }

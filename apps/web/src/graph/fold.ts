@@ -4,7 +4,8 @@
  * merge/join node — and is drawn joined to that node by one edge (a bridge) saying how many
  * steps it stands for. The flow itself is unchanged.
  */
-import { BODY_HANDLE, type FlowGraph, type GraphEdge, type GraphNode, joinNodeId, mergeNodeId } from '@weft/engine';
+import { type FlowGraph, type GraphNode, joinNodeId, mergeNodeId } from '@weft/engine';
+import { armNodes, indexGraph } from './arms.ts';
 import { isContainerType } from './step-catalog.ts';
 
 export interface Bridge {
@@ -39,19 +40,14 @@ export function canFold(node: GraphNode): boolean {
 
 export function foldGraph(graph: FlowGraph, collapsed: ReadonlySet<string>): Folded {
   if (collapsed.size === 0) return NOTHING;
-  const byId = new Map(graph.nodes.map((node) => [node.id, node]));
+  const index = indexGraph(graph);
+  const { byId, edgesFrom } = index;
   const childrenOf = new Map<string, string[]>();
   for (const node of graph.nodes) {
     if (node.parentId === undefined) continue;
     const list = childrenOf.get(node.parentId);
     if (list) list.push(node.id);
     else childrenOf.set(node.parentId, [node.id]);
-  }
-  const edgesFrom = new Map<string, GraphEdge[]>();
-  for (const edge of graph.edges) {
-    const list = edgesFrom.get(edge.source);
-    if (list) list.push(edge);
-    else edgesFrom.set(edge.source, [edge]);
   }
   const hidden = new Set<string>();
   const hideInside = (id: string) => {
@@ -72,16 +68,8 @@ export function foldGraph(graph: FlowGraph, collapsed: ReadonlySet<string>): Fol
     }
     const arms = (edgesFrom.get(id) ?? []).filter((edge) => edge.sourceHandle !== undefined);
     if (arms.length === 0 || !byId.has(exit)) continue;
-    // Everything reachable from the arms before the exit; a container's body goes with it.
-    const inArms = new Set<string>();
-    const queue = arms.map((edge) => edge.target);
-    while (queue.length > 0) {
-      const at = queue.pop() ?? '';
-      const reached = byId.get(at);
-      if (at === exit || inArms.has(at) || !reached || reached.kind === 'start' || reached.kind === 'end') continue;
-      inArms.add(at);
-      for (const edge of edgesFrom.get(at) ?? []) if (edge.sourceHandle !== BODY_HANDLE) queue.push(edge.target);
-    }
+    // Everything between the arms and the exit; a container's body goes with it (hideInside).
+    const inArms = armNodes(index, arms, exit);
     for (const inner of inArms) {
       hidden.add(inner);
       hideInside(inner);
@@ -91,7 +79,7 @@ export function foldGraph(graph: FlowGraph, collapsed: ReadonlySet<string>): Fol
       source: id,
       target: exit,
       sourceHandle: arms[0]!.sourceHandle!,
-      steps: inArms.size,
+      steps: inArms.length,
     });
   }
   return { hidden, bridges };

@@ -11,8 +11,8 @@ import { type Kysely, sql, type Updateable } from 'kysely';
 import type { CommitFeed, FeedHost } from './commit-feed.ts';
 import { searchRuns, usageOf } from './run-search.ts';
 import {
-  encodeJson,
   encodeNullable,
+  newRunRow,
   RUN_COLUMNS,
   type RunsTable,
   type StoreDatabase,
@@ -114,36 +114,7 @@ export abstract class KyselyRunStore implements RunStore {
   }
 
   async createRun(run: NewRun): Promise<void> {
-    const now = Date.now();
-    const status = run.status ?? 'running';
-    await this.db
-      .insertInto('runs')
-      .values({
-        id: run.id,
-        flow_id: run.flowId,
-        flow_version: run.flowVersion,
-        flow: encodeJson(run.flow),
-        input: encodeJson(run.input),
-        status,
-        output: null,
-        error: null,
-        backend: run.backend,
-        parent_run_id: run.parentRunId ?? null,
-        replay_of_run_id: run.replayOf?.runId ?? null,
-        replay_of_checkpoint: run.replayOf?.checkpoint ?? null,
-        handoff: run.handoff ? JSON.stringify(run.handoff) : null,
-        parent_step_id: run.parentStepId ?? null,
-        fixtures: encodeNullable(run.fixtures),
-        owner: null,
-        lease_until: null,
-        created_at: now,
-        updated_at: now,
-        ended_at: isFinalStatus(status) ? now : null,
-        // Counted from here on, at commit (see usage.ts).
-        input_tokens: 0,
-        output_tokens: 0,
-      })
-      .execute();
+    await this.db.insertInto('runs').values(newRunRow(run, Date.now())).execute();
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {

@@ -4,13 +4,21 @@
  * document that went in (jsonb reorders keys and drops duplicates), and one encoding keeps the
  * two dialects interchangeable.
  */
-import type { ErrorInfo, Json, RunEvent, RunEventInput, RunStatus } from '@weft/engine';
+import {
+  type ErrorInfo,
+  isFinalStatus,
+  type Json,
+  type RunEvent,
+  type RunEventInput,
+  type RunStatus,
+} from '@weft/engine';
 import type { Generated } from 'kysely';
 import type {
   ApprovalRecord,
   ApprovalStatus,
   FlowVersionRecord,
   JournalEntry,
+  NewRun,
   RunHandoff,
   RunRecord,
 } from './types.ts';
@@ -192,6 +200,35 @@ export function encodeJson(value: Json | undefined): string {
 /** Encodes a nullable JSON column: SQL NULL stands for null. */
 export function encodeNullable(value: Json | ErrorInfo | null | undefined): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
+}
+
+/** The row a new run is stored as, in both dialects. Tokens are counted from here on, at commit (usage.ts). */
+export function newRunRow(run: NewRun, now: number): RunsTable {
+  const status = run.status ?? 'running';
+  return {
+    id: run.id,
+    flow_id: run.flowId,
+    flow_version: run.flowVersion,
+    flow: encodeJson(run.flow),
+    input: encodeJson(run.input),
+    status,
+    output: null,
+    error: null,
+    backend: run.backend,
+    parent_run_id: run.parentRunId ?? null,
+    replay_of_run_id: run.replayOf?.runId ?? null,
+    replay_of_checkpoint: run.replayOf?.checkpoint ?? null,
+    handoff: run.handoff ? JSON.stringify(run.handoff) : null,
+    parent_step_id: run.parentStepId ?? null,
+    fixtures: encodeNullable(run.fixtures),
+    owner: null,
+    lease_until: null,
+    created_at: now,
+    updated_at: now,
+    ended_at: isFinalStatus(status) ? now : null,
+    input_tokens: 0,
+    output_tokens: 0,
+  };
 }
 
 function decode<T>(text: string | null): T | null {

@@ -10,8 +10,8 @@ import { isFinalStatus, type RunStatus } from '@weft/engine';
 import type { Kysely } from 'kysely';
 import type { SyncWriter } from './flow-store.ts';
 import {
-  encodeJson,
   encodeNullable,
+  newRunRow,
   RUN_COLUMNS,
   type RunsTable,
   type SqliteStoreDatabase,
@@ -24,6 +24,8 @@ import type { NewRun, RunRecord, RunStore } from './types.ts';
 type Patch = Parameters<RunStore['updateRun']>[1];
 type Claim = Parameters<RunStore['claimRun']>[1];
 
+const SAMPLE_RUN: NewRun = { id: '', flowId: '', flowVersion: 0, flow: null, input: null, backend: '' };
+
 export class SqliteRunRows {
   readonly #create: StatementSync;
   readonly #get: StatementSync;
@@ -34,13 +36,10 @@ export class SqliteRunRows {
   readonly #update: StatementSync;
 
   constructor(raw: DatabaseSync) {
+    // Bound by column name from newRunRow, the one mapping of a new run to its row.
+    const columns = Object.keys(newRunRow(SAMPLE_RUN, 0));
     this.#create = raw.prepare(
-      `INSERT INTO runs (id, flow_id, flow_version, flow, input, status, output, error, backend, parent_run_id,
-         replay_of_run_id, replay_of_checkpoint, handoff, parent_step_id, fixtures, owner, lease_until,
-         created_at, updated_at, ended_at, input_tokens, output_tokens)
-       VALUES (:id, :flowId, :flowVersion, :flow, :input, :status, NULL, NULL, :backend, :parentRunId,
-         :replayOfRunId, :replayOfCheckpoint, :handoff, :parentStepId, :fixtures, NULL, NULL,
-         :now, :now, :endedAt, 0, 0)`,
+      `INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((column) => `:${column}`).join(', ')})`,
     );
     this.#get = raw.prepare(`SELECT ${RUN_COLUMNS.join(', ')} FROM runs WHERE id = :id`);
     // Free, ours already, its lease ran out, or its owner is dead on this machine.
@@ -69,27 +68,8 @@ export class SqliteRunRows {
     );
   }
 
-  /** As KyselyRunStore.createRun: tokens are counted from here on, at commit (usage.ts). */
   create(run: NewRun): void {
-    const now = Date.now();
-    const status = run.status ?? 'running';
-    this.#create.run({
-      id: run.id,
-      flowId: run.flowId,
-      flowVersion: run.flowVersion,
-      flow: encodeJson(run.flow),
-      input: encodeJson(run.input),
-      status,
-      backend: run.backend,
-      parentRunId: run.parentRunId ?? null,
-      replayOfRunId: run.replayOf?.runId ?? null,
-      replayOfCheckpoint: run.replayOf?.checkpoint ?? null,
-      handoff: run.handoff ? JSON.stringify(run.handoff) : null,
-      parentStepId: run.parentStepId ?? null,
-      fixtures: encodeNullable(run.fixtures),
-      now,
-      endedAt: isFinalStatus(status) ? now : null,
-    });
+    this.#create.run({ ...newRunRow(run, Date.now()) });
   }
 
   get(id: string): RunRecord | undefined {

@@ -33,6 +33,8 @@ export class EventWriter {
   readonly #legacy: boolean;
   /** Emitted, handed to no write yet. */
   #buffer: RunEventInput[] = [];
+  /** The buffer's size as JSON text, kept as events are pushed (not re-measured per call). */
+  #bufferChars = 0;
   /** Handed to the call in flight, not known stored (no local activity has taken them since). */
   #carried: RunEventInput[] = [];
   #carrying = false;
@@ -49,6 +51,7 @@ export class EventWriter {
 
   push(event: RunEventInput): void {
     this.#buffer.push(event);
+    this.#bufferChars += JSON.stringify(event).length + 1;
   }
 
   /** Resolves once every event pushed so far is stored. */
@@ -82,8 +85,9 @@ export class EventWriter {
    * not async functions: the workflow sandbox records a stack trace for every promise.)
    */
   call<T>(execute: (events: RunEventInput[] | undefined) => Promise<T>): Promise<T> {
-    if (this.#legacy || this.#carrying || this.#writes > 0 || JSON.stringify(this.#buffer).length > MAX_CARRIED_CHARS)
+    if (this.#legacy || this.#carrying || this.#writes > 0 || this.#bufferChars > MAX_CARRIED_CHARS)
       return this.flush().then(() => execute(undefined));
+    const mineChars = this.#bufferChars;
     const mine = this.#take();
     this.#carried = mine;
     this.#carrying = true;
@@ -91,7 +95,9 @@ export class EventWriter {
       this.#carrying = false;
       if (this.#carried !== mine) return;
       this.#carried = [];
-      if (!stored) this.#buffer = [...mine, ...this.#buffer];
+      if (stored) return;
+      this.#buffer = [...mine, ...this.#buffer];
+      this.#bufferChars += mineChars;
     };
     return execute(mine.length > 0 ? mine : undefined).then(
       (result) => {
@@ -115,6 +121,7 @@ export class EventWriter {
     const batch = this.#carried.length > 0 ? [...this.#carried, ...this.#buffer] : this.#buffer;
     this.#carried = [];
     this.#buffer = [];
+    this.#bufferChars = 0;
     return batch;
   }
 }
