@@ -31,15 +31,34 @@ export function hashValue(value: unknown): string {
   return cyrb53(canonicalJson(value));
 }
 
-/** JSON with object keys sorted, so the same value always gives the same text. */
+/**
+ * JSON with object keys sorted, so the same value always gives the same text. Built by
+ * appending to one string rather than mapping and joining arrays: it runs for every checkpointed
+ * call, and for a small input the intermediate arrays cost more than the text. The text must
+ * never change (journals hold hashes of it): `undefined` members are left out, and anything
+ * JSON.stringify would not write is written `null`.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) text += ',';
+      text += canonicalJson(value[index]);
+    }
+    return `${text}]`;
+  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let text = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
 }
 
 /** cyrb53: a fast, well-distributed 53-bit string hash. */
