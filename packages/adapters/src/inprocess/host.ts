@@ -83,7 +83,8 @@ export class InProcessHost implements StepHost {
   emit(given: RunEventInput): void {
     const event = seededEvent(given, this.#deps.seed, this.#reused);
     if (!event) return;
-    if (event.type === 'step.started') this.#stepTypes.set(event.stepId, event.stepType);
+    // Only a hand-off point reads step types (a run in flight should not hold one per step).
+    if (event.type === 'step.started' && this.#deps.handoff) this.#stepTypes.set(event.stepId, event.stepType);
     if (event.type === 'approval.requested') {
       // Announced only once the request is stored (see waitForApproval): whoever reacts to the
       // event by deciding must find something to decide.

@@ -66,12 +66,15 @@ export class InProcessRunner {
    * second parse of the stored document (a run resumed after a restart parses it).
    */
   readonly #created = new Map<string, Flow>();
+  /** What the interpreter knows of the host tools: the same for every run, so built once. */
+  readonly #hostToolSpecs: ReturnType<typeof hostToolSpecs>;
   #closed = false;
 
   constructor(options: RunnerOptions) {
     this.#options = options;
     this.store = options.store;
     this.#flows = options.flows ?? memoryFlowSource([]);
+    this.#hostToolSpecs = hostToolSpecs(options.tools ?? {});
     this.#deadlines = new DeadlineTimers(options.store, (runId) => {
       if (!this.#closed) void this.#executeUnlessBusy(runId, {}).catch(() => {});
     });
@@ -213,7 +216,7 @@ export class InProcessRunner {
       this.#created.delete(run.id);
       const output = await (this.#options.interpret ?? interpret)(flow, run.input, host, {
         ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
-        hostTools: hostToolSpecs(this.#options.tools ?? {}),
+        hostTools: this.#hostToolSpecs,
       });
       const diverged = host.divergence ?? host.leftBehind();
       if (diverged) throw diverged;

@@ -238,13 +238,27 @@ function decode<T>(text: string | null): T | null {
 /**
  * The run as the store holds it. `flow` is decoded when first read: most readers want the
  * status or the owner, and a large flow document costs more to parse than the rest of the row.
+ * (V8 keeps an object with an accessor in dictionary mode, ~1.5 KB a record; a record in the
+ * literal is made so at once, where redefining the property made it so twice.)
  */
 export function toRunRecord(row: RunsTable): RunRecord {
-  const record = {
+  let flowText: string | undefined = row.flow;
+  let flow: Json = null;
+  return {
     id: row.id,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: null as Json,
+    get flow(): Json {
+      if (flowText !== undefined) {
+        flow = JSON.parse(flowText) as Json;
+        flowText = undefined;
+      }
+      return flow;
+    },
+    set flow(value: Json) {
+      flow = value;
+      flowText = undefined;
+    },
     input: JSON.parse(row.input) as Json,
     status: row.status,
     output: decode<Json>(row.output),
@@ -265,23 +279,6 @@ export function toRunRecord(row: RunsTable): RunRecord {
     endedAt: row.ended_at,
     tokens: tokensOf(row),
   };
-  decodeOnFirstRead(record, 'flow', row.flow);
-  return record;
-}
-
-function decodeOnFirstRead<T extends object>(record: T, key: keyof T & string, text: string): void {
-  const settle = (value: unknown) =>
-    Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(record, key, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const value = JSON.parse(text) as unknown;
-      settle(value);
-      return value;
-    },
-    set: settle,
-  });
 }
 
 export function tokensOf(row: Pick<RunsTable, 'input_tokens' | 'output_tokens'>): RunRecord['tokens'] {
