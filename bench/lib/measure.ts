@@ -36,6 +36,39 @@ export async function sample(plan: Plan, once: () => Promise<number>): Promise<n
   return median(values);
 }
 
+export interface Paired {
+  /** Median of `a`'s values. */
+  a: number;
+  /** Median of `b`'s values. */
+  b: number;
+  /** Median of a / b over rounds taken back to back: a disk whose latency drifts over the run moves both sides of each pair alike. */
+  ratio: number;
+}
+
+/**
+ * As `sample`, for two measurements compared by their ratio: rounds alternate a, b, a, b… (after
+ * warming up both), so the ratio is not decided by which one ran while the disk was slow.
+ */
+export async function samplePaired(plan: Plan, a: () => Promise<number>, b: () => Promise<number>): Promise<Paired> {
+  let start = performance.now();
+  for (let i = 0; i < plan.warmup || performance.now() - start < plan.warmupMs; i++) {
+    await a();
+    await b();
+  }
+  const as: number[] = [];
+  const bs: number[] = [];
+  const ratios: number[] = [];
+  start = performance.now();
+  while (as.length < plan.rounds || (performance.now() - start < 2 * plan.minMs && as.length < MAX_ROUNDS)) {
+    const first = await a();
+    const second = await b();
+    as.push(first);
+    bs.push(second);
+    ratios.push(first / second);
+  }
+  return { a: median(as), b: median(bs), ratio: median(ratios) };
+}
+
 /** Milliseconds `fn` takes. */
 export async function timeMs(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();

@@ -20,6 +20,8 @@ export interface Row {
   unit: string;
   weft: number;
   raw?: number;
+  /** weft / raw as measured in pairs (measure.ts samplePaired); else the ratio of the medians. */
+  ratio?: number;
   target?: Target;
   /** Shown in the target column after the target, e.g. "(Mastra ~18 KB)". */
   targetNote?: string;
@@ -54,6 +56,10 @@ function describeTarget(target: Target | undefined, unit: string): string {
   }
 }
 
+function ratioOf(row: Row): number {
+  return row.ratio ?? row.weft / (row.raw ?? Number.NaN);
+}
+
 function met(row: Row): boolean | undefined {
   const { target, weft, raw } = row;
   if (!target) return undefined;
@@ -61,7 +67,7 @@ function met(row: Row): boolean | undefined {
     case 'overhead':
       return raw !== undefined && weft - raw < target.max;
     case 'ratio':
-      return raw !== undefined && weft / raw <= target.max;
+      return raw !== undefined && ratioOf(row) <= target.max;
     case 'below':
       return weft < target.max;
     case 'equals':
@@ -81,7 +87,7 @@ function cells(row: Row): string[] {
     withUnit(row.weft, row.unit),
     hasRaw ? withUnit(row.raw!, row.unit) : '—',
     hasRaw ? withUnit(row.weft - row.raw!, row.unit) : '—',
-    hasRaw ? `${fmt(row.weft / row.raw!)}×` : '—',
+    hasRaw ? `${fmt(ratioOf(row))}×` : '—',
     [describeTarget(row.target, row.unit), row.targetNote].filter(Boolean).join(' '),
     verdict === undefined ? '—' : verdict ? 'ok' : 'MISS',
   ];

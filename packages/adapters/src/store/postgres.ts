@@ -6,7 +6,7 @@
  */
 
 import { eventKey, type Json, type RunEvent, type RunEventInput } from '@weft/engine';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { KyselyChatStore } from './chat-store.ts';
 import { KyselyFlowStore } from './flow-store.ts';
@@ -32,12 +32,15 @@ interface LogItem {
 class PostgresRunStore extends KyselyRunStore {
   readonly dialect = 'postgres' as const;
   readonly #pg: Kysely<PostgresStoreDatabase>;
+  /** Kysely's pool, for the one statement worth preparing: a commit's INSERT (see insertLog). */
+  readonly #pool: pg.Pool;
   readonly flows: FlowStore;
   readonly chats: ChatStore;
 
-  constructor(db: Kysely<StoreDatabase>, url: string) {
+  constructor(db: Kysely<StoreDatabase>, pool: pg.Pool, url: string) {
     super(db);
     this.#pg = db.withTables<Pick<PostgresStoreDatabase, 'run_log'>>();
+    this.#pool = pool;
     this.flows = new KyselyFlowStore(db);
     this.chats = new KyselyChatStore(db);
     this.feed = new PgCommitFeed(url, db as unknown as Kysely<unknown>, this.feedHost(feedWarning));
@@ -110,7 +113,7 @@ class PostgresRunStore extends KyselyRunStore {
       try {
         if (perRun.size === 1 && attempt === 1 && !counting) {
           const [runId, items] = perRun.entries().next().value!;
-          return await insertLog(this.db, runId, items, at);
+          return await insertLogPrepared(this.#pool, runId, items, at);
         }
         return await this.db.transaction().execute(async (trx) => {
           // After a race, contenders take the runs' advisory locks (sorted: no deadlock) so they
@@ -243,26 +246,58 @@ function itemsByRun(batches: CommitBatch[]): Map<string, LogItem[]> {
 }
 
 /**
- * The statement of a commit, per run. Kysely has no builder for a set-returning function with
- * ordinality, so this one is written with its `sql` tag: every value is a bound parameter.
+ * The statement of a commit, per run: it numbers the rows itself (max(seq) + position) and skips
+ * keys the run already holds. Kysely has no builder for a set-returning function with
+ * ordinality, so it is written out; every value is a bound parameter.
  */
-async function insertLog(db: Kysely<StoreDatabase>, runId: string, items: LogItem[], at: number): Promise<RunEvent[]> {
-  const { rows } = await sql<{ seq: number; kind: string; payload: string }>`
-    insert into run_log (run_id, seq, kind, key, type, payload, at)
-    select ${runId}, base.m + item.ord, item.kind, item.key, item.type, item.payload, ${at}
-    from (select coalesce(max(seq), 0) as m from run_log where run_id = ${runId}) as base,
-      unnest(
-        ${items.map((item) => item.kind)}::text[],
-        ${items.map((item) => item.key)}::text[],
-        ${items.map((item) => item.type)}::text[],
-        ${items.map((item) => item.payload)}::text[]
-      ) with ordinality as item(kind, key, type, payload, ord)
+const INSERT_LOG = {
+  // Prepared once per connection under this name: planning the statement afresh cost about as
+  // much as the round trip (a step's commit went from ~620 to ~360 µs here).
+  name: 'weft_insert_log',
+  text: `insert into run_log (run_id, seq, kind, key, type, payload, at)
+    select $1, base.m + item.ord, item.kind, item.key, item.type, item.payload, $2
+    from (select coalesce(max(seq), 0) as m from run_log where run_id = $1) as base,
+      unnest($3::text[], $4::text[], $5::text[], $6::text[]) with ordinality as item(kind, key, type, payload, ord)
     on conflict (run_id, key) where key is not null do nothing
-    returning seq, kind, payload`.execute(db);
+    returning seq, kind, payload`,
+};
+
+interface InsertedRow {
+  seq: number;
+  kind: string;
+  payload: string;
+}
+
+function insertLogValues(runId: string, items: LogItem[], at: number): unknown[] {
+  return [
+    runId,
+    at,
+    items.map((item) => item.kind),
+    items.map((item) => item.key),
+    items.map((item) => item.type),
+    items.map((item) => item.payload),
+  ];
+}
+
+function storedEvents(rows: InsertedRow[], runId: string, at: number): RunEvent[] {
   return rows
     .filter((row) => row.kind === 'event')
     .sort((a, b) => a.seq - b.seq)
     .map((row) => ({ ...(JSON.parse(row.payload) as RunEventInput), runId, seq: row.seq, at }));
+}
+
+/** insertLog inside a transaction (several runs, or tokens counted with the events). */
+async function insertLog(db: Kysely<StoreDatabase>, runId: string, items: LogItem[], at: number): Promise<RunEvent[]> {
+  const { rows } = await db.executeQuery<InsertedRow>(
+    CompiledQuery.raw(INSERT_LOG.text, insertLogValues(runId, items, at)),
+  );
+  return storedEvents(rows, runId, at);
+}
+
+/** A single-run commit: one autocommit statement, prepared on the connection that runs it. */
+async function insertLogPrepared(pool: pg.Pool, runId: string, items: LogItem[], at: number): Promise<RunEvent[]> {
+  const { rows } = await pool.query<InsertedRow>({ ...INSERT_LOG, values: insertLogValues(runId, items, at) });
+  return storedEvents(rows, runId, at);
 }
 
 /** Opens and migrates a PostgreSQL store from a `postgres://` or `postgresql://` URL. */
@@ -287,5 +322,5 @@ export async function openPostgresStore(url: string): Promise<RunStore> {
     await db.destroy();
     throw error;
   }
-  return new PostgresRunStore(db, url);
+  return new PostgresRunStore(db, pool, url);
 }
