@@ -72,6 +72,8 @@ class SqliteRunStore extends KyselyRunStore {
    * more scattered pages per commit) nor a max(seq) lookup, only its INSERT.
    */
   readonly #runs = new Map<string, RunState>();
+  /** The run last moved to the end of `#runs`. */
+  #lastUsed: string | undefined;
   readonly flows: FlowStore;
   readonly chats: ChatStore;
   readonly #sync: SyncWriter;
@@ -167,7 +169,7 @@ class SqliteRunStore extends KyselyRunStore {
     const stored: RunEvent[] = [];
     try {
       // A model turn's tokens are counted in the same transaction as its events.
-      if (writes.size > 1 || [...writes.values()].some((write) => hasTurnUsage(write.events))) s.begin.run();
+      if (writes.size > 1 || hasTurnUsage(writes.values().next().value!.events)) s.begin.run();
       for (const [runId, write] of writes) {
         const from = stored.length;
         let run = this.#state(runId);
@@ -185,7 +187,7 @@ class SqliteRunStore extends KyselyRunStore {
             }
           }
         }
-        this.#countUsage(runId, run, stored.slice(from));
+        if (stored.length > from) this.#countUsage(runId, run, from === 0 ? stored : stored.slice(from));
       }
       if (this.#raw.isTransaction) s.commit.run();
     } catch (error) {
@@ -278,8 +280,12 @@ class SqliteRunStore extends KyselyRunStore {
   #state(runId: string): RunState {
     let run = this.#runs.get(runId);
     if (run !== undefined) {
-      this.#runs.delete(runId);
-      this.#runs.set(runId, run);
+      // Moved to the end unless it is there already (a run's steps commit one after another).
+      if (runId !== this.#lastUsed) {
+        this.#runs.delete(runId);
+        this.#runs.set(runId, run);
+        this.#lastUsed = runId;
+      }
       return run;
     }
     const num = this.#stmts.runNumber.get(runId)?.num as number | undefined;
@@ -290,6 +296,7 @@ class SqliteRunStore extends KyselyRunStore {
     run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys(), models: new Map() };
     this.#catchUp(run);
     this.#runs.set(runId, run);
+    this.#lastUsed = runId;
     if (this.#runs.size > KEY_CACHE_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return run;
   }
