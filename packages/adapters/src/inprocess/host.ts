@@ -56,7 +56,8 @@ export type SpawnOutcome =
   | { status: 'waiting' };
 
 export class InProcessHost implements StepHost {
-  readonly #announcements = new Map<string, RunEventInput>();
+  /** Made when the first approval is requested: most runs never hold one. */
+  #announcements: Map<string, RunEventInput> | undefined;
   readonly #deps: HostDeps;
   readonly #consumed = new Set<string>();
   /** Checkpoints this execution answered from the seed: their end events say `reused`. */
@@ -74,7 +75,7 @@ export class InProcessHost implements StepHost {
    */
   handOffAt: string | undefined;
   /** The type of the step started at each id, for the hand-off point `first-tool-call`. */
-  readonly #stepTypes = new Map<string, string>();
+  #stepTypes: Map<string, string> | undefined;
 
   constructor(deps: HostDeps) {
     this.#deps = deps;
@@ -84,11 +85,12 @@ export class InProcessHost implements StepHost {
     const event = seededEvent(given, this.#deps.seed, this.#reused);
     if (!event) return;
     // Only a hand-off point reads step types (a run in flight should not hold one per step).
-    if (event.type === 'step.started' && this.#deps.handoff) this.#stepTypes.set(event.stepId, event.stepType);
+    if (event.type === 'step.started' && this.#deps.handoff)
+      (this.#stepTypes ??= new Map()).set(event.stepId, event.stepType);
     if (event.type === 'approval.requested') {
       // Announced only once the request is stored (see waitForApproval): whoever reacts to the
       // event by deciding must find something to decide.
-      this.#announcements.set(event.stepId, event);
+      (this.#announcements ??= new Map()).set(event.stepId, event);
       return;
     }
     this.#deps.committer.addEvent(this.#deps.runId, event);
@@ -199,9 +201,9 @@ export class InProcessHost implements StepHost {
       await store.requestApproval({ runId, stepId: id, prompt: request.prompt, deadline, now });
       approval = await store.getApproval(runId, id);
     }
-    const announcement = this.#announcements.get(id);
+    const announcement = this.#announcements?.get(id);
     if (announcement) {
-      this.#announcements.delete(id);
+      this.#announcements?.delete(id);
       this.#deps.committer.addEvent(runId, announcement);
     }
     if (approval && approval.status === 'pending' && approval.deadline !== null && approval.deadline <= Date.now()) {
@@ -307,7 +309,7 @@ export class InProcessHost implements StepHost {
   #handOffIfAt(id: string, kind: string): void {
     const { handoff } = this.#deps;
     if (!handoff) return;
-    if (this.handOffAt === undefined && !isHandOffPoint(handoff.at, { id, kind, stepType: this.#stepTypes.get(id) }))
+    if (this.handOffAt === undefined && !isHandOffPoint(handoff.at, { id, kind, stepType: this.#stepTypes?.get(id) }))
       return;
     this.handOffAt ??= id;
     throw new RunInterrupt('handed-off', `handed off to ${handoff.to} at ${id}`);

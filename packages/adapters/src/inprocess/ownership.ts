@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Flow, Json } from '@weft/engine';
 import type { RunRecord, RunStore } from '../store/types.ts';
 import { RunBusyError, UnknownRunError } from './errors.ts';
 
@@ -30,8 +31,13 @@ export function ownerIsDeadHere(owner: string): boolean {
   }
 }
 
-/** Claims the run for `owner` (taking it over from a dead owner on this machine); the run as claimed. */
-export async function claimRun(store: RunStore, owner: string, runId: string): Promise<RunRecord> {
+/**
+ * Claims the run for `owner` (taking it over from a dead owner on this machine); the run as
+ * claimed. Given the flow the run was created with, the record holds that flow instead of its
+ * stored text: an execution keeps its record until it ends, and the store's record (decoding
+ * the flow on first read) is a dictionary-mode object holding the text as well, ~2 KB a run.
+ */
+export async function claimRun(store: RunStore, owner: string, runId: string, flow?: Flow): Promise<RunRecord> {
   const run = await store.getRun(runId);
   if (!run) throw new UnknownRunError(runId);
   const now = Date.now();
@@ -39,5 +45,33 @@ export async function claimRun(store: RunStore, owner: string, runId: string): P
   const takeOverFrom = run.owner && ownerIsDeadHere(run.owner) ? run.owner : undefined;
   const claimed = await store.claimRun(runId, takeOverFrom ? { ...claim, takeOverFrom } : claim);
   if (!claimed) throw new RunBusyError(runId, run.owner);
-  return (await store.getRun(runId)) ?? run;
+  const current = (await store.getRun(runId)) ?? run;
+  return flow === undefined ? current : withFlow(current, flow);
+}
+
+/** A plain copy of `run` holding `flow` (its stored text is not decoded). */
+function withFlow(run: RunRecord, flow: Flow): RunRecord {
+  return {
+    id: run.id,
+    flowId: run.flowId,
+    flowVersion: run.flowVersion,
+    // Validated from a JSON document: JSON still, as the store would decode it.
+    flow: flow as unknown as Json,
+    input: run.input,
+    status: run.status,
+    output: run.output,
+    error: run.error,
+    backend: run.backend,
+    parentRunId: run.parentRunId,
+    parentStepId: run.parentStepId,
+    replayOf: run.replayOf,
+    handoff: run.handoff,
+    fixtures: run.fixtures,
+    owner: run.owner,
+    leaseUntil: run.leaseUntil,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    endedAt: run.endedAt,
+    tokens: run.tokens,
+  };
 }

@@ -152,7 +152,7 @@ export class InProcessRunner {
     replacement: Flow | undefined,
     controller: AbortController,
   ): Promise<RunOutcome> {
-    const run = await claimRun(this.store, this.owner, runId);
+    const run = await claimRun(this.store, this.owner, runId, this.#created.get(runId));
     if (isFinalStatus(run.status)) {
       await this.store.releaseRun(runId, this.owner);
       return outcomeOf(run);

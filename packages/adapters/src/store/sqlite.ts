@@ -48,7 +48,8 @@ interface RunState {
   last: number;
   keys: RunKeys;
   /** Each llm step's model, from its `step.started`: what a model turn's tokens are counted under. */
-  models: Map<string, string>;
+  /** The model of each llm step started, for its turns' usage; made by the first. */
+  models: Map<string, string> | undefined;
   /** The run's fixtures, read when a model turn first completes (they never change). */
   fixtures?: Json | null;
 }
@@ -268,7 +269,7 @@ class SqliteRunStore extends KyselyRunStore {
     }
     let input = 0;
     let output = 0;
-    for (const row of usageOfTurns(turns, (id) => run.models.get(id), run.fixtures)) {
+    for (const row of usageOfTurns(turns, (id) => run.models?.get(id), run.fixtures)) {
       this.#stmts.addUsage.run(runId, row.model, row.free ?? '', row.turns, row.inputTokens, row.outputTokens);
       input += row.inputTokens;
       output += row.outputTokens;
@@ -293,7 +294,7 @@ class SqliteRunStore extends KyselyRunStore {
     if (num >= MAX_RUN_NUMBER) {
       throw new Error(`run store: run ${runId} has number ${num}; SQLite run numbers must stay below 2^29`);
     }
-    run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys(), models: new Map() };
+    run = { num, base: num * SEQ_SPAN, last: 0, keys: new RunKeys(), models: undefined };
     this.#catchUp(run);
     this.#runs.set(runId, run);
     this.#lastUsed = runId;
@@ -361,7 +362,7 @@ class SqliteRunStore extends KyselyRunStore {
 /** Remembers the model an llm step's `step.started` names. */
 function noteModel(run: RunState, event: RunEventInput): void {
   const model = startedModel(event);
-  if (model !== undefined) run.models.set((event as { stepId: string }).stepId, model);
+  if (model !== undefined) (run.models ??= new Map()).set((event as { stepId: string }).stepId, model);
 }
 
 /** Each run's journal entries and events of a commit, in batch order. */
