@@ -91,7 +91,10 @@ export class GroupCommitter {
   /** A commit once the queue stops growing, within this turn unless the loop is overdue one. */
   #scheduleSoon(): void {
     if (this.#soon || this.#flushing) return;
-    if (performance.now() - this.#lastTurnAt > YIELD_MS) return this.#scheduleTurn();
+    if (performance.now() - this.#lastTurnAt > YIELD_MS) {
+      this.#scheduleTurn();
+      return;
+    }
     this.#soon = true;
     let seen = -1;
     let hops = 0;

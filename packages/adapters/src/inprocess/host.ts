@@ -85,12 +85,15 @@ export class InProcessHost implements StepHost {
     const event = seededEvent(given, this.#deps.seed, this.#reused);
     if (!event) return;
     // Only a hand-off point reads step types (a run in flight should not hold one per step).
-    if (event.type === 'step.started' && this.#deps.handoff)
-      (this.#stepTypes ??= new Map()).set(event.stepId, event.stepType);
+    if (event.type === 'step.started' && this.#deps.handoff) {
+      this.#stepTypes ??= new Map();
+      this.#stepTypes.set(event.stepId, event.stepType);
+    }
     if (event.type === 'approval.requested') {
       // Announced only once the request is stored (see waitForApproval): whoever reacts to the
       // event by deciding must find something to decide.
-      (this.#announcements ??= new Map()).set(event.stepId, event);
+      this.#announcements ??= new Map();
+      this.#announcements.set(event.stepId, event);
       return;
     }
     this.#deps.committer.addEvent(this.#deps.runId, event);

@@ -362,7 +362,9 @@ class SqliteRunStore extends KyselyRunStore {
 /** Remembers the model an llm step's `step.started` names. */
 function noteModel(run: RunState, event: RunEventInput): void {
   const model = startedModel(event);
-  if (model !== undefined) (run.models ??= new Map()).set((event as { stepId: string }).stepId, model);
+  if (model === undefined) return;
+  run.models ??= new Map();
+  run.models.set((event as { stepId: string }).stepId, model);
 }
 
 /** Each run's journal entries and events of a commit, in batch order. */
