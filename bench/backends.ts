@@ -12,6 +12,7 @@
  *   pnpm bench:backends                  # 1,000 steps (999 on Inngest), 256-wide, 20 turns
  *   node bench/backends.ts --quick       # 100 steps (99 on Inngest), 64-wide, 20 turns, one timed run per external engine
  *   node bench/backends.ts --check       # also exits 1 when a ratio exceeds its target by > 25% (by hand, not CI)
+ *   node bench/backends.ts --only temporal,fan-out --rounds 3   # some backends / scenarios, 3 timed runs each
  *
  * Otherwise the exit code is non-zero only when something failed to run or a run did not produce
  * the expected result. The Temporal binary is .tools/bin/temporal (scripts/ensure-temporal.sh;
@@ -36,7 +37,12 @@ import { type BenchDatabase, createBenchDatabase, DEFAULT_PG_URL } from './lib/p
 import { benchRunner } from './lib/runner.ts';
 
 const loadAtStart = loadavg();
+/** What `--only` may name: backends, and the scenarios in the order `scenarios()` returns them. */
+const ONLY_BACKENDS = ['in-process', 'temporal', 'inngest'] as const;
+const SCENARIO_KEYS = ['sequential', 'fan-out', 'agent'] as const;
 const HOST_TOOL_NAMES = Object.keys(hostTools);
+/** The row the external engines' "/ in-process" column divides by. */
+const IN_PROCESS_SQLITE = 'in-process (SQLite)';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,14 +50,39 @@ const { values: args } = parseArgs({
     check: { type: 'boolean', default: false },
     backends: { type: 'string', default: 'temporal,inngest' },
     'no-pg': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    rounds: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
   console.log(
-    'usage: node bench/backends.ts [--quick] [--check] [--no-pg] [--backends temporal,inngest]   (TEMPORAL_CLI / INNGEST_CLI / DATABASE_URL)',
+    'usage: node bench/backends.ts [--quick] [--check] [--no-pg] [--backends temporal,inngest]\n' +
+      `  [--only ${[...ONLY_BACKENDS, ...SCENARIO_KEYS].join(',')}] [--rounds N]   (TEMPORAL_CLI / INNGEST_CLI / DATABASE_URL)`,
   );
   process.exit(0);
+}
+
+/**
+ * `--only`: the backends and scenarios named run, the others do not (no backend named: every
+ * backend `--backends` allows; no scenario named: all three). A quick look at one scenario on one
+ * engine — or a profile of it — need not wait for the rest.
+ */
+const only = new Set((args.only ?? '').split(',').flatMap((name) => (name.trim() ? [name.trim()] : [])));
+for (const name of only)
+  if (!(ONLY_BACKENDS as readonly string[]).includes(name) && !(SCENARIO_KEYS as readonly string[]).includes(name)) {
+    console.error(`bench/backends: --only ${name}: not one of ${[...ONLY_BACKENDS, ...SCENARIO_KEYS].join(', ')}`);
+    process.exit(2);
+  }
+const onlyBackends = ONLY_BACKENDS.filter((name) => only.has(name));
+const runsBackend = (name: (typeof ONLY_BACKENDS)[number]) => onlyBackends.length === 0 || only.has(name);
+const onlyScenarios = SCENARIO_KEYS.filter((name) => only.has(name));
+const runsScenario = (index: number) => onlyScenarios.length === 0 || only.has(SCENARIO_KEYS[index]!);
+/** `--rounds N`: timed runs per scenario on the external engines (one run of an external engine is noisy). */
+const rounds = args.rounds === undefined ? undefined : Number(args.rounds);
+if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 1)) {
+  console.error(`bench/backends: --rounds ${args.rounds}: not a whole number ≥ 1`);
+  process.exit(2);
 }
 
 /** Issue 17's targets for Weft / native: in-process per durable step, the external engines per step. */
@@ -68,8 +99,8 @@ const IN_PROCESS_PLAN: Plan = args.quick
  * rounds, and a time budget.
  */
 const EXTERNAL_PLAN: Plan = args.quick
-  ? { warmup: 0, warmupMs: 0, rounds: 1, minMs: 0, budgetMs: Number.POSITIVE_INFINITY }
-  : { warmup: 0, warmupMs: 0, rounds: 3, minMs: 0, budgetMs: 90_000 };
+  ? { warmup: 0, warmupMs: 0, rounds: rounds ?? 1, minMs: 0, budgetMs: Number.POSITIVE_INFINITY }
+  : { warmup: 0, warmupMs: 0, rounds: rounds ?? 3, minMs: 0, budgetMs: 90_000 };
 const WARM_UP_SIZES: Sizes = { steps: 10, fanOut: 8, turns: 2 };
 
 /**
@@ -156,42 +187,45 @@ async function main(): Promise<void> {
   const versions: string[] = [];
   const notes: string[] = [];
   try {
-    const sqliteStore = await openSqliteStore(join(dir, 'in-process.db'));
-    closers.push(() => sqliteStore.close());
-    const sqliteRunner = benchRunner(sqliteStore);
-    closers.push(() => sqliteRunner.close());
-    const rawSqlite = openRawSqlite(join(dir, 'raw.db'));
-    closers.push(() => rawSqlite.close());
-    pairs.push(inProcessPair('in-process (SQLite)', sqliteStore, sqliteRunner, rawSqlite));
-
-    const adminUrl = process.env.DATABASE_URL || DEFAULT_PG_URL;
-    let database: BenchDatabase | undefined;
-    if (args['no-pg']) notes.push('PostgreSQL rows skipped: --no-pg.');
+    if (!runsBackend('in-process')) notes.push('In-process rows skipped: --only names other backends.');
     else {
-      try {
-        database = await createBenchDatabase(adminUrl);
-      } catch (error) {
-        notes.push(`PostgreSQL rows skipped: ${redactUrl(adminUrl)} unreachable (${(error as Error).message}).`);
+      const sqliteStore = await openSqliteStore(join(dir, 'in-process.db'));
+      closers.push(() => sqliteStore.close());
+      const sqliteRunner = benchRunner(sqliteStore);
+      closers.push(() => sqliteRunner.close());
+      const rawSqlite = openRawSqlite(join(dir, 'raw.db'));
+      closers.push(() => rawSqlite.close());
+      pairs.push(inProcessPair(IN_PROCESS_SQLITE, sqliteStore, sqliteRunner, rawSqlite));
+
+      const adminUrl = process.env.DATABASE_URL || DEFAULT_PG_URL;
+      let database: BenchDatabase | undefined;
+      if (args['no-pg']) notes.push('PostgreSQL rows skipped: --no-pg.');
+      else {
+        try {
+          database = await createBenchDatabase(adminUrl);
+        } catch (error) {
+          notes.push(`PostgreSQL rows skipped: ${redactUrl(adminUrl)} unreachable (${(error as Error).message}).`);
+        }
       }
-    }
-    if (database) {
-      const db = database;
-      closers.push(() => db.drop());
-      const pgStore = await openPostgresStore(db.url);
-      closers.push(() => pgStore.close());
-      const pgRunner = benchRunner(pgStore);
-      closers.push(() => pgRunner.close());
-      const rawPostgres = await openRawPostgres(db.url);
-      closers.push(() => rawPostgres.close());
-      pairs.push(inProcessPair('in-process (PostgreSQL)', pgStore, pgRunner, rawPostgres));
-      versions.push(`PostgreSQL ${db.serverVersion}`);
-      notes.push(`PostgreSQL: throwaway database on ${redactUrl(adminUrl)} (dropped at the end).`);
+      if (database) {
+        const db = database;
+        closers.push(() => db.drop());
+        const pgStore = await openPostgresStore(db.url);
+        closers.push(() => pgStore.close());
+        const pgRunner = benchRunner(pgStore);
+        closers.push(() => pgRunner.close());
+        const rawPostgres = await openRawPostgres(db.url);
+        closers.push(() => rawPostgres.close());
+        pairs.push(inProcessPair('in-process (PostgreSQL)', pgStore, pgRunner, rawPostgres));
+        versions.push(`PostgreSQL ${db.serverVersion}`);
+        notes.push(`PostgreSQL: throwaway database on ${redactUrl(adminUrl)} (dropped at the end).`);
+      }
     }
 
     const wanted = new Set((args.backends ?? '').split(',').map((name) => name.trim()));
     const setup = { dir, hostTools, hostToolSpecs };
     for (const name of ['temporal', 'inngest'] as const) {
-      if (!wanted.has(name)) continue;
+      if (!wanted.has(name) || !runsBackend(name)) continue;
       progress(
         `starting the ${name} dev server, Weft's ${name === 'temporal' ? 'worker' : 'function'} and the native one`,
       );
@@ -213,7 +247,7 @@ async function main(): Promise<void> {
     progress('warm-up: one small run of every scenario on every backend, Weft and native');
     for (const pair of pairs) {
       const small = scenarios({ ...WARM_UP_SIZES, steps: Math.min(WARM_UP_SIZES.steps, pair.sizes.steps) });
-      for (const scenario of small) {
+      for (const scenario of small.filter((_, index) => runsScenario(index))) {
         await verifyRun(pair.store, await pair.start(scenario), scenario, pair.label);
         scenario.verifyNative(await pair.native.run(scenario.native));
       }
@@ -221,7 +255,8 @@ async function main(): Promise<void> {
 
     const rows: ResultRow[] = [];
     const perUnitInProcess: number[] = [];
-    for (let index = 0; index < 3; index++) {
+    for (let index = 0; index < SCENARIO_KEYS.length; index++) {
+      if (!runsScenario(index)) continue;
       for (const pair of pairs) {
         const scenario = scenarios(pair.sizes)[index]!;
         progress(`${scenario.name}: ${pair.label}, then ${pair.native.label}`);
@@ -238,7 +273,8 @@ async function main(): Promise<void> {
           progress,
         );
         const perUnit = weft.medianMs / scenario.units;
-        if (pair === pairs[0]) perUnitInProcess[index] = perUnit;
+        if (pair.label === IN_PROCESS_SQLITE) perUnitInProcess[index] = perUnit;
+        const inProcess = perUnitInProcess[index];
         const base = { scenario: scenario.name, units: scenario.units, unit: scenario.unit };
         const target = pair.target(scenario);
         rows.push({
@@ -248,7 +284,7 @@ async function main(): Promise<void> {
           medianMs: weft.medianMs,
           vsNative: weft.medianMs / native.medianMs,
           ...(target === undefined ? {} : { target }),
-          ...(pair.external ? { vsInProcess: perUnit / perUnitInProcess[index]! } : {}),
+          ...(pair.external && inProcess !== undefined ? { vsInProcess: perUnit / inProcess } : {}),
         });
         rows.push({ ...base, backend: pair.native.label, runsMs: native.runsMs, medianMs: native.medianMs });
         if (!pair.external) continue;
@@ -268,7 +304,7 @@ async function main(): Promise<void> {
     await closeAll();
 
     const mode = args.quick
-      ? `--quick: warm-up runs, then in-process and raw: the median of ≥ ${IN_PROCESS_PLAN.rounds} timed runs (≥ ${IN_PROCESS_PLAN.minMs} ms); external engines: 1 timed run`
+      ? `--quick: warm-up runs, then in-process and raw: the median of ≥ ${IN_PROCESS_PLAN.rounds} timed runs (≥ ${IN_PROCESS_PLAN.minMs} ms); external engines: ${EXTERNAL_PLAN.rounds} timed run${EXTERNAL_PLAN.rounds === 1 ? '' : 's'}`
       : `in-process and raw: ≥ ${IN_PROCESS_PLAN.warmup} warm-up runs (≥ ${IN_PROCESS_PLAN.warmupMs} ms), median of ≥ ${IN_PROCESS_PLAN.rounds} timed runs (≥ ${IN_PROCESS_PLAN.minMs} ms); ` +
         `external engines, Weft and native: one small warm-up run per scenario, then the median of ${EXTERNAL_PLAN.rounds} timed runs (fewer past ${EXTERNAL_PLAN.budgetMs / 1000} s)`;
     console.log(`\nWeft backends benchmark (${mode})`);

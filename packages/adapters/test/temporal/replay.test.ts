@@ -1,13 +1,18 @@
 /**
- * Replay: the recorded Temporal histories of three flows (histories/*.json: the crash flow with
- * its agent loop, parallel and spawn; the approval flow with its signal; a sleep + map flow)
- * replay against the current workflow bundle with Worker.runReplayHistory without a determinism
- * error. A deliberately changed flow does produce one: the recorded run's pinned IR (the flow in
- * the workflow's start input) is edited to drop a step, so the interpreter issues commands the
- * history does not have.
+ * Replay: recorded Temporal histories (histories/*.json) replay against the current workflow
+ * bundle with Worker.runReplayHistory without a determinism error. Four flows: the crash flow
+ * with its agent loop, parallel and spawn; the approval flow with its signal; a sleep + map flow;
+ * a fan-out whose branches differ (tool, code, two tools, a sleep then a tool), so calls carry,
+ * join a write and wait for one. Each is kept as recorded by every way the workflow has written
+ * events (WeftFlowArgs.writes): a run started by an older worker must still replay as it ran.
+ * A deliberately changed flow does produce a determinism error: the recorded run's pinned IR
+ * (the flow in the workflow's start input) is edited to drop a step, so the interpreter issues
+ * commands the history does not have.
  *
- * The golden files are committed; `UPDATE_HISTORIES=1` records them again on a dev server.
- * Without it no server is started: replay needs only the bundle.
+ * The golden files are committed. `UPDATE_HISTORIES=1` records those of the write mode runs
+ * start with now (CURRENT_WRITES) again on a dev server, and a missing one is recorded the same
+ * way; older modes' files are never rewritten — no code starts runs that way any more. Without
+ * either no server is started: replay needs only the bundle.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +28,7 @@ import { createExecutorRegistry, type HostTool } from '../../src/executors/index
 import { openSqliteStore } from '../../src/store/index.ts';
 import { approveTemporalRun, awaitTemporalRun, connectTemporal } from '../../src/temporal/client.ts';
 import { startTemporalDevServer } from '../../src/temporal/dev-server.ts';
+import { CARRIED_WRITES, type WeftFlowArgs } from '../../src/temporal/types.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../src/temporal/worker.ts';
 import { approvalFlow, crashChild, crashFixtures, crashFlow } from '../fixtures/flows.ts';
 import { startRecordedRun } from './support.ts';
@@ -62,12 +68,69 @@ const { historyToJSON } = createRequire(import.meta.resolve('@temporalio/worker'
   '@temporalio/common/lib/proto-utils',
 ) as { historyToJSON(history: unknown): string };
 
-const NAMES = ['crash', 'approval', 'sleep-map'] as const;
-type Name = (typeof NAMES)[number];
-const fileOf = (name: Name) => join(HISTORIES, `${name}.json`);
+/**
+ * A branch of each kind of wait: a call that carries, calls that join a write, a call after a
+ * timer. Branches c and e (a tool, a code step first) finished their first calls in one workflow
+ * task when recorded and scheduled their second in an order set by the promise turns each kind of
+ * step takes (e2 first, carrying; then a write; then c2). Replay alone does not notice those two
+ * swapped — both are executeCall activities, matched by sequence number and type, and the swap
+ * only moves the write — so the engine's interpreter/turns.test.ts pins the turns themselves.
+ */
+const fanFlow = {
+  irVersion: 1,
+  id: 'fan',
+  name: 'Mixed fan-out',
+  version: 1,
+  steps: [
+    {
+      id: 'fan',
+      type: 'parallel',
+      branches: {
+        a: [{ id: 'a1', type: 'tool', tool: 'mark', args: { id: 'a1' } }],
+        b: [{ id: 'b1', type: 'code', source: 'return 2' }],
+        c: [
+          { id: 'c1', type: 'tool', tool: 'mark', args: { id: 'c1' } },
+          { id: 'c2', type: 'tool', tool: 'mark', args: { id: 'c2' } },
+        ],
+        d: [
+          { id: 'nap', type: 'sleep', duration: '1s' },
+          { id: 'd1', type: 'tool', tool: 'mark', args: { id: 'd1' } },
+        ],
+        e: [
+          { id: 'e1', type: 'code', source: 'return 3' },
+          { id: 'e2', type: 'tool', tool: 'mark', args: { id: 'e2' } },
+        ],
+      },
+    },
+    { id: 'after', type: 'tool', tool: 'mark', args: { id: 'after' } },
+  ],
+} as unknown as Flow;
 
-/** Runs the three flows to completion on a fresh dev server and writes their histories. */
-async function recordHistories(): Promise<void> {
+const NAMES = ['crash', 'approval', 'sleep-map', 'fan'] as const;
+type Name = (typeof NAMES)[number];
+
+/** How the recording worker wrote events: `legacy` is a start without `writes` (before calls carried them). */
+type Writes = 'legacy' | NonNullable<WeftFlowArgs['writes']>;
+/** What startTemporalRun sets now: the only mode this test can record. */
+const CURRENT_WRITES: Writes = CARRIED_WRITES;
+
+interface Golden {
+  name: Name;
+  writes: Writes;
+}
+
+const GOLDEN: readonly Golden[] = [
+  ...(['crash', 'approval', 'sleep-map'] as const).map((name): Golden => ({ name, writes: 'legacy' })),
+  ...NAMES.map((name): Golden => ({ name, writes: CARRIED_WRITES })),
+];
+
+/** The legacy files kept their first names. */
+const fileOf = ({ name, writes }: Golden) =>
+  join(HISTORIES, writes === 'legacy' ? `${name}.json` : `${name}.${writes}.json`);
+const label = ({ name, writes }: Golden) => `${name} (${writes})`;
+
+/** Runs the `names` flows to completion on a fresh dev server and writes their histories (CURRENT_WRITES). */
+async function recordHistories(names: readonly Name[]): Promise<void> {
   const server = await startTemporalDevServer();
   const dir = mkdtempSync(join(tmpdir(), 'weft-temporal-replay-'));
   const store = await openSqliteStore(join(dir, 'weft.db'));
@@ -118,15 +181,26 @@ async function recordHistories(): Promise<void> {
           input: { xs: [1, 2, 3] },
         });
       },
+      fan: async () => {
+        await startRecordedRun(store, {
+          client,
+          taskQueue,
+          runId: 'fan',
+          flow: fanFlow,
+          input: {},
+          hostTools: { mark: markSpec },
+        });
+      },
     };
     mkdirSync(HISTORIES, { recursive: true });
-    for (const name of NAMES) {
+    for (const name of names) {
       await runs[name]();
       await awaitTemporalRun(client, name);
       const run = await store.getRun(name);
       if (run?.status !== 'completed') throw new Error(`${name} ended ${run?.status}: ${JSON.stringify(run?.error)}`);
       const history = await client.workflow.getHandle(name).fetchHistory();
-      writeFileSync(fileOf(name), `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`);
+      const file = fileOf({ name, writes: CURRENT_WRITES });
+      writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`);
     }
   } finally {
     await worker.shutdown();
@@ -141,35 +215,51 @@ interface JsonHistory {
   events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { data: string }[] } } }[];
 }
 
-const load = (name: Name): JsonHistory => JSON.parse(readFileSync(fileOf(name), 'utf8')) as JsonHistory;
+const load = (golden: Golden): JsonHistory => JSON.parse(readFileSync(fileOf(golden), 'utf8')) as JsonHistory;
+
+/** The start input's payload: the workflow's one argument, WeftFlowArgs, as a json/plain payload. */
+function startPayload(history: JsonHistory): { data: string } {
+  const payload = history.events[0]?.workflowExecutionStartedEventAttributes?.input.payloads[0];
+  if (!payload) throw new Error('no start input in the history');
+  return payload;
+}
+
+const startArgs = (history: JsonHistory) =>
+  JSON.parse(Buffer.from(startPayload(history).data, 'base64').toString('utf8')) as WeftFlowArgs;
 
 /** The history with the flow its run was started with (the pinned IR) edited by `change`. */
 function withChangedFlow(history: JsonHistory, change: (flow: { steps: Json[] }) => void): JsonHistory {
   const copy = structuredClone(history);
-  const payload = copy.events[0]?.workflowExecutionStartedEventAttributes?.input.payloads[0];
-  if (!payload) throw new Error('no start input in the history');
-  // The workflow's one argument, WeftFlowArgs, as a json/plain payload.
-  const args = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as { flow: { steps: Json[] } };
+  const args = startArgs(copy) as unknown as { flow: { steps: Json[] } };
   change(args.flow);
-  payload.data = Buffer.from(JSON.stringify(args)).toString('base64');
+  startPayload(copy).data = Buffer.from(JSON.stringify(args)).toString('base64');
   return copy;
 }
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  if (UPDATE || NAMES.some((name) => !existsSync(fileOf(name)))) await recordHistories();
+  const stale = GOLDEN.filter(
+    (golden) => golden.writes === CURRENT_WRITES && (UPDATE || !existsSync(fileOf(golden))),
+  ).map((golden) => golden.name);
+  if (stale.length > 0) await recordHistories(stale);
   await weftWorkflowBundle();
 }, 15 * 60_000);
 
 describe('temporal: replaying recorded histories', () => {
-  it.each(NAMES)('%s replays without a determinism error', async (name) => {
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: await weftWorkflowBundle() }, load(name), name),
-    ).resolves.toBeUndefined();
-  });
+  it.each(GOLDEN.map((golden) => [label(golden), golden] as const))(
+    '%s replays without a determinism error',
+    async (_label, golden) => {
+      const history = load(golden);
+      // The file is what it says: a run started with that write mode.
+      expect(startArgs(history).writes ?? 'legacy').toBe(golden.writes);
+      await expect(
+        Worker.runReplayHistory({ workflowBundle: await weftWorkflowBundle() }, history, golden.name),
+      ).resolves.toBeUndefined();
+    },
+  );
 
   it('a changed flow (a step removed from the pinned IR) is a determinism violation', async () => {
-    const history = withChangedFlow(load('crash'), (flow) => {
+    const history = withChangedFlow(load({ name: 'crash', writes: CURRENT_WRITES }), (flow) => {
       flow.steps = flow.steps.filter((step) => (step as { id: string }).id !== 'm1');
     });
     await expect(
@@ -178,7 +268,7 @@ describe('temporal: replaying recorded histories', () => {
   });
 
   it('so is a sleep taken out of the sleep + map flow', async () => {
-    const history = withChangedFlow(load('sleep-map'), (flow) => {
+    const history = withChangedFlow(load({ name: 'sleep-map', writes: CURRENT_WRITES }), (flow) => {
       flow.steps = flow.steps.filter((step) => (step as { id: string }).id !== 'nap');
     });
     await expect(

@@ -43,40 +43,78 @@ export class Interpreter {
     this.#resolve = mode === 'ir' ? resolveValue : (value) => toJson(value);
   }
 
-  async runSteps(steps: readonly Step[], prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
+  /**
+   * A list of one step (a fan-out's branch, a map item's body) without an async function: one
+   * promise instead of two, and `.then` takes the turn the `await` took (see runStep).
+   */
+  runSteps(steps: readonly Step[], prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
+    if (steps.length === 1) return this.runStep(steps[0]!, prefix, scope, parentId).then(same);
+    return this.#runEach(steps, prefix, scope, parentId);
+  }
+
+  async #runEach(steps: readonly Step[], prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
     let last: Json = null;
     for (const step of steps) last = await this.runStep(step, prefix, scope, parentId);
     return last;
   }
 
-  async runStep(step: Step, prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
-    const path = prefix + step.id;
-    const ctx = this.context(step, path, scope);
-    const handler = handlers[step.type] as StepHandler<Step, Json>;
+  /**
+   * A promise chain, not an async function: Temporal's workflow sandbox records a stack trace for
+   * every promise created (most of a fan-out's cost there), and an async function with an `await`
+   * makes two where one `then` does. It keeps the turns the async version took — the output is
+   * seen as many microtask turns after the handler settles — because concurrent branches issue
+   * their next commands in that order, which a recorded history must replay (turns.test.ts).
+   */
+  runStep(step: Step, prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
+    let path: string;
+    let ctx: StepContext;
+    let handler: StepHandler<Step, Json>;
+    try {
+      path = prefix + step.id;
+      ctx = this.context(step, path, scope);
+      handler = handlers[step.type] as StepHandler<Step, Json>;
+    } catch (error) {
+      return Promise.reject(error);
+    }
     let started = false;
     try {
       const input = handler.describeInput ? handler.describeInput(step, ctx) : null;
       const shown = handler.redactInput && input !== null ? handler.redactInput(step, input, ctx) : input;
       this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, shown) });
       started = true;
-      const output = await handler.execute(step, ctx, input);
-      scope.steps[step.id] = { output };
-      this.host.emit({ type: 'step.completed', stepId: path, output });
-      return output;
+      return handler.execute(step, ctx, input).then(
+        (output) => {
+          try {
+            scope.steps[step.id] = { output };
+            this.host.emit({ type: 'step.completed', stepId: path, output });
+            return output;
+          } catch (error) {
+            throw this.#failed(error, step, path, true, parentId);
+          }
+        },
+        (error: unknown) => {
+          throw this.#failed(error, step, path, true, parentId);
+        },
+      );
     } catch (error) {
-      if (isRunInterrupt(error)) throw error;
-      // A determinism error keeps its own class and code: the flow changed, no step failed.
-      const failure =
-        error instanceof StepFailedError || error instanceof DeterminismError
-          ? error
-          : new StepFailedError(path, messageOf(error), { cause: error });
-      if (!started) {
-        // Resolving the inputs failed before `step.started`: emit it so the log still shows the step.
-        this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, null) });
-      }
-      this.host.emit({ type: 'step.failed', stepId: path, error: toErrorInfo(failure) });
-      throw failure;
+      return Promise.reject(this.#failed(error, step, path, started, parentId));
     }
+  }
+
+  /** What a step's failure rethrows (an interrupt as is), having emitted its events. */
+  #failed(error: unknown, step: Step, path: string, started: boolean, parentId: string | undefined): unknown {
+    if (isRunInterrupt(error)) return error;
+    // A determinism error keeps its own class and code: the flow changed, no step failed.
+    const failure =
+      error instanceof StepFailedError || error instanceof DeterminismError
+        ? error
+        : new StepFailedError(path, messageOf(error), { cause: error });
+    if (!started) {
+      // Resolving the inputs failed before `step.started`: emit it so the log still shows the step.
+      this.host.emit({ type: 'step.started', stepId: path, stepType: step.type, ...optional(parentId, null) });
+    }
+    this.host.emit({ type: 'step.failed', stepId: path, error: toErrorInfo(failure) });
+    return failure;
   }
 
   context(step: Step, path: string, scope: Scope): StepContext {
@@ -107,6 +145,10 @@ export class Interpreter {
     this.#policies.set(step, policy);
     return policy;
   }
+}
+
+function same<T>(value: T): T {
+  return value;
 }
 
 function optional(parentId: string | undefined, input: Json): { parentId?: string; input?: Json } {
