@@ -218,7 +218,7 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
               fitView={viewport.start === undefined}
               fitViewOptions={FIT_VIEW}
               defaultViewport={startView}
-              onMove={viewport.onMove}
+              onMoveEnd={viewport.onMoveEnd}
               snapToGrid={snapToGrid}
               snapGrid={SNAP_GRID}
               // Low enough that fit-to-view shows the whole of a 2,000-step flow (laid out in columns).

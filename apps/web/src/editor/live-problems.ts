@@ -1,8 +1,9 @@
 /**
  * The live compile check that feeds the problems panel, as the graph changes. A small flow is
  * compiled at once (a few ms); a large one is compiled in a worker (compile-worker.ts) once
- * edits pause, so typing into the inspector of a 2,000-step flow never waits for it, and the
- * first time once the page is idle. Only the answer to the latest request is applied.
+ * edits pause, so typing into the inspector of a 2,000-step flow never waits for it. The first
+ * check of either waits until the page is idle, after the canvas is first drawn. Only the answer
+ * to the latest request is applied.
  */
 import { type FlowGraph, graphToFlow } from '@weft/engine';
 import { useDeferredValue, useEffect, useRef } from 'react';
@@ -16,6 +17,8 @@ export const LARGE_GRAPH_NODES = 300;
 const LARGE_GRAPH_PAUSE_MS = 250;
 /** The latest the first check of a large flow starts when the page is never idle. */
 const FIRST_CHECK_WITHIN_MS = 10_000;
+/** The same for a small flow: its problems are shown within a second of opening it. */
+const SMALL_FIRST_CHECK_WITHIN_MS = 1_000;
 
 const asProblems = (errors: CompileAnswer['errors']): Problem[] =>
   errors.map((issue) => ({ nodeId: issue.nodeId, message: issue.message, source: 'graph' }));
@@ -38,12 +41,12 @@ export function useLiveProblems(): void {
   useEffect(() => {
     const seq = ++latest.current;
     const large = graph.nodes.length >= LARGE_GRAPH_NODES && typeof Worker !== 'undefined';
-    if (!large) {
-      store.getState().setProblems(compileHere(graph));
-      return;
-    }
     const compile = () => {
       started.current = true;
+      if (!large) {
+        store.getState().setProblems(compileHere(graph));
+        return;
+      }
       if (!worker.current) {
         worker.current = new Worker(new URL('./compile-worker.ts', import.meta.url), { type: 'module' });
         worker.current.onmessage = (event: MessageEvent<CompileAnswer>) => {
@@ -57,11 +60,19 @@ export function useLiveProblems(): void {
       }
       worker.current.postMessage({ seq, graph });
     };
-    // The first check waits until the page is idle: starting a worker and compiling a large flow
-    // while the canvas is first drawn takes cores (two, on a small machine) from that drawing.
+    // The first check, at any size, waits until the page is idle: it validates the whole flow
+    // (schemas, expressions; tens of ms even for 100 steps), and run in the first render's effects
+    // it holds back the first frame the canvas is painted in. A large flow's would also start a
+    // worker and take a core (of two, on a small machine) from that drawing.
     if (!started.current && typeof requestIdleCallback === 'function') {
-      const idle = requestIdleCallback(compile, { timeout: FIRST_CHECK_WITHIN_MS });
+      const idle = requestIdleCallback(compile, {
+        timeout: large ? FIRST_CHECK_WITHIN_MS : SMALL_FIRST_CHECK_WITHIN_MS,
+      });
       return () => cancelIdleCallback(idle);
+    }
+    if (!large) {
+      compile();
+      return;
     }
     const timer = setTimeout(compile, LARGE_GRAPH_PAUSE_MS);
     return () => clearTimeout(timer);

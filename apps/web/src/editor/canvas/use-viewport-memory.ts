@@ -1,10 +1,11 @@
 /**
  * Where the canvas opens and what it remembers: the address's `?view=<x>,<y>,<zoom>` wins, then
  * the view last left on this flow (localStorage, per flow), then the whole flow fitted. As the
- * user pans and zooms, both are kept up to date (debounced: a drag is dozens of moves a second),
- * the address with `history.replaceState` — a pan is not a page for the back button, and no
- * route reader re-renders for it. Only the editor screen does this; the run view always opens
- * fitted, showing the whole run.
+ * user pans and zooms, both are kept up to date when a move ends — not on each of its frames (a
+ * drag is dozens of moves a second, and a large flow's pan has no frame time to spare), and
+ * debounced, as wheel zooms end one after another — the address with `history.replaceState`: a
+ * pan is not a page for the back button, and no route reader re-renders for it. Only the editor
+ * screen does this; the run view always opens fitted, showing the whole run.
  */
 import { useReactFlow, type Viewport } from '@xyflow/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -36,7 +37,7 @@ export function startingView(flowId: string): CanvasView | undefined {
 }
 
 /**
- * Returns the view to open at (fixed at mount) and the `onMove` handler that remembers views.
+ * Returns the view to open at (fixed at mount) and the `onMoveEnd` handler that remembers views.
  * A view typed into the address later (a hashchange) moves the canvas there.
  */
 export function useViewportMemory(flowId: string) {
@@ -44,7 +45,7 @@ export function useViewportMemory(flowId: string) {
   const { setViewport } = useReactFlow();
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
-  const onMove = useCallback(
+  const onMoveEnd = useCallback(
     (event: MouseEvent | TouchEvent | null, viewport: Viewport) => {
       // Only what a person did: fit-to-view on open (no event) leaves the address as it was.
       if (!event) return;
@@ -75,5 +76,5 @@ export function useViewportMemory(flowId: string) {
     return () => window.removeEventListener('hashchange', onHashChange);
   }, [flowId, setViewport]);
 
-  return { start, onMove };
+  return { start, onMoveEnd };
 }
