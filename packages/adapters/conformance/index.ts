@@ -63,6 +63,11 @@ export interface ConformanceOptions {
    * red the moment it is fixed, so the entry gets removed.
    */
   knownFailures?: Readonly<Record<string, string>>;
+  /**
+   * An external engine the in-process runner hands runs off to (Temporal, Inngest): the
+   * hand-off cases run too, and the adapter must provide `startInProcess`. Default false.
+   */
+  handOff?: boolean;
 }
 
 export function defineConformanceSuite(makeAdapter: MakeConformanceAdapter, options: ConformanceOptions = {}): void {
@@ -86,7 +91,7 @@ export function defineConformanceSuite(makeAdapter: MakeConformanceAdapter, opti
   }
 
   defineReplayCases(() => adapter, timeoutMs);
-  defineHandOffCases(() => adapter, timeoutMs);
+  if (options.handOff) defineHandOffCases(() => adapter, timeoutMs);
 
   for (const testCase of CASES) {
     const caseTimeoutMs = Math.min(testCase.timeoutMs ?? timeoutMs, timeoutMs);

@@ -71,5 +71,5 @@ async function inngestAdapter(): Promise<ConformanceAdapter> {
 }
 
 describe('inngest on a real dev server', () => {
-  defineConformanceSuite(inngestAdapter);
+  defineConformanceSuite(inngestAdapter, { handOff: true });
 });

@@ -62,5 +62,5 @@ async function temporalAdapter(): Promise<ConformanceAdapter> {
 }
 
 describe('temporal on a real dev server', () => {
-  defineConformanceSuite(temporalAdapter);
+  defineConformanceSuite(temporalAdapter, { handOff: true });
 });
