@@ -65,14 +65,16 @@ export function recordedResults(entries: readonly JournalEntry[], asked?: Readon
   return results;
 }
 
-/** The seed's answer to a call with this input hash, or undefined: run the call live. */
+/** The seed's answer to a call with this input hash (computed only if needed), or undefined: run the call live. */
 export function seedAnswer(
   seed: ReadonlyMap<string, JournalEntry>,
   stepId: string,
-  inputHash: string,
+  inputHash: () => string,
 ): JournalEntry | undefined {
   const entry = seed.get(stepId);
-  return entry !== undefined && entry.inputHash === inputHash ? entry : undefined;
+  // Hashed only for a step the seed holds: every replay asks for every earlier call again, and
+  // most runs have no seed at all.
+  return entry !== undefined && entry.inputHash === inputHash() ? entry : undefined;
 }
 
 /** The part of a run's seed meant for the child run that `spawnStepId` starts, as the child's own seed. */

@@ -76,9 +76,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async run(id, call, policy) {
-      // Every re-entry asks for every earlier call again: hash a call's input only when the seed
-      // has its id (most runs have no seed at all).
-      const seeded = ctx.seed.has(id) ? seedAnswer(ctx.seed, id, hashCall(call)) : undefined;
+      const seeded = seedAnswer(ctx.seed, id, () => hashCall(call));
       if (seeded) {
         // Answered from the seed: no step, nothing executed or paid for again.
         reused.add(id);
@@ -159,7 +157,7 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async spawn(id, ref: FlowRef, input: Json) {
-      const seeded = ctx.seed.has(id) ? seedAnswer(ctx.seed, id, spawnHash(ref, input)) : undefined;
+      const seeded = seedAnswer(ctx.seed, id, () => spawnHash(ref, input));
       if (seeded) {
         reused.add(id);
         return seedValue(seeded, rehydrate);

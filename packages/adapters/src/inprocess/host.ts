@@ -292,7 +292,7 @@ export class InProcessHost implements StepHost {
 
   /** A seed's answer when it was recorded for this very input; else the call runs live. */
   #fromSeed(id: string, hash: string): { value: Json } | undefined {
-    const entry = seedAnswer(this.#deps.seed, id, hash);
+    const entry = seedAnswer(this.#deps.seed, id, () => hash);
     if (!entry) return undefined;
     this.#reused.add(id);
     return { value: seedValue(entry, rehydrate) };

@@ -152,7 +152,9 @@ export class InProcessRunner {
     replacement: Flow | undefined,
     controller: AbortController,
   ): Promise<RunOutcome> {
-    const run = await claimRun(this.store, this.owner, runId, this.#created.get(runId));
+    const created = this.#created.get(runId);
+    const run = await claimRun(this.store, this.owner, runId, created);
+    this.#created.delete(runId);
     if (isFinalStatus(run.status)) {
       await this.store.releaseRun(runId, this.owner);
       return outcomeOf(run);
@@ -188,7 +190,7 @@ export class InProcessRunner {
         ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
       });
       if (run.status !== 'running') await this.store.updateRun(runId, { status: 'running' });
-      result = await this.#interpret(run, host, controller.signal, replacement);
+      result = await this.#interpret(run, host, controller.signal, replacement ?? created);
     } finally {
       clearInterval(renew);
       // Released before looking again below, which executes the run anew.
@@ -209,11 +211,11 @@ export class InProcessRunner {
     run: RunRecord,
     host: InProcessHost,
     signal: AbortSignal,
-    replacement: Flow | undefined,
+    /** The flow already validated (a replacement, or the one the run was created with here); else parsed from the run. */
+    known: Flow | undefined,
   ): Promise<RunOutcome> {
     try {
-      const flow = replacement ?? this.#created.get(run.id) ?? (flowSchema.parse(run.flow) as Flow);
-      this.#created.delete(run.id);
+      const flow = known ?? (flowSchema.parse(run.flow) as Flow);
       const output = await (this.#options.interpret ?? interpret)(flow, run.input, host, {
         ...(run.fixtures ? { fixtures: run.fixtures as Fixtures } : {}),
         hostTools: this.#hostToolSpecs,

@@ -122,9 +122,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     // Promise chains, not async/await, on this hot path: the sandbox records a stack trace for
     // every promise, and that is most of a call's cost in the workflow.
     run(id, call, policy) {
-      // Hashing a call's input costs the workflow thread as much as the rest of scheduling it:
-      // only a call the seed has an answer for needs it.
-      const seed = seeded.has(id) ? seedAnswer(seeded, id, hashCall(call)) : undefined;
+      const seed = seedAnswer(seeded, id, () => hashCall(call));
       if (seed) {
         // Answered from the seed: no activity, nothing executed or paid for again.
         reused.add(id);
@@ -180,7 +178,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
       return { until };
     },
     async spawn(id, ref: FlowRef, input: Json) {
-      const seed = seedAnswer(seeded, id, spawnHash(ref, input));
+      const seed = seedAnswer(seeded, id, () => spawnHash(ref, input));
       if (seed) {
         reused.add(id);
         return seedValue(seed, rehydrate);
