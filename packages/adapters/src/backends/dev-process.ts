@@ -24,6 +24,21 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Runs `start` (which picks its ports with freePort) again with fresh ports when the server
+ * reports a port taken: a port is free when asked, but another process may bind it before the
+ * server does (the machine's outbound connections draw from the same ephemeral range).
+ */
+export async function withFreshPortsOnClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !String(error).includes('address already in use')) throw error;
+    }
+  }
+}
+
+/**
  * Starts `binary args` and resolves once `ready()` answers without throwing; rejects (and stops
  * the process) when it exits first or `timeoutMs` passes, with what it said on stderr.
  */

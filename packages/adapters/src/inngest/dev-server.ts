@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, startDevProcess } from '../backends/dev-process.ts';
+import { freePort, startDevProcess, withFreshPortsOnClash } from '../backends/dev-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENSURE_SCRIPT = `${ROOT}scripts/ensure-inngest.sh`;
@@ -56,6 +56,10 @@ export async function devServerArgs(options: { port: number; tickMs?: number; sd
 export async function startInngestDevServer(
   options: { startTimeoutMs?: number; tickMs?: number } = {},
 ): Promise<InngestDevServer> {
+  return withFreshPortsOnClash(() => startOnFreePorts(options));
+}
+
+async function startOnFreePorts(options: { startTimeoutMs?: number; tickMs?: number }): Promise<InngestDevServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = await startDevProcess({

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import type { Json } from '@weft/engine';
-import { freePort, startDevProcess } from '../backends/dev-process.ts';
+import { freePort, startDevProcess, withFreshPortsOnClash } from '../backends/dev-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ENSURE_SCRIPT = `${ROOT}scripts/ensure-temporal.sh`;
@@ -81,6 +81,10 @@ export async function devServerArgs(options: {
 }
 
 export async function startTemporalDevServer(options: { startTimeoutMs?: number } = {}): Promise<TemporalDevServer> {
+  return withFreshPortsOnClash(() => startOnFreePorts(options));
+}
+
+async function startOnFreePorts(options: { startTimeoutMs?: number }): Promise<TemporalDevServer> {
   const [port, uiPort] = [await freePort(), await freePort()];
   const address = `127.0.0.1:${port}`;
   const namespace = 'default';
