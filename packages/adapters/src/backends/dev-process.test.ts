@@ -24,9 +24,15 @@ describe('withFreshPortsOnClash', () => {
             new Promise<void>((resolve, reject) => {
               // Ready only when the child answers: the holder accepts connections but says nothing.
               const probe = connect(port, '127.0.0.1');
-              const timer = setTimeout(() => (probe.destroy(), reject(new Error('no answer'))), 200);
-              probe.once('data', () => (clearTimeout(timer), probe.destroy(), resolve()));
-              probe.once('error', (error) => (clearTimeout(timer), reject(error)));
+              const settle = (error?: Error) => {
+                clearTimeout(timer);
+                probe.destroy();
+                if (error) reject(error);
+                else resolve();
+              };
+              const timer = setTimeout(() => settle(new Error('no answer')), 200);
+              probe.once('data', () => settle());
+              probe.once('error', settle);
             }),
         });
       });
