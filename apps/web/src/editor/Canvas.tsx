@@ -26,6 +26,7 @@ import {
 } from '@xyflow/react';
 import { type DragEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { CompareLegend } from '../compare/CompareLegend.tsx';
+import { useAfterFirstPaint } from '../components/after-first-paint.ts';
 import { MAX_ZOOM, MIN_ZOOM } from '../components/route.ts';
 import { foldGraph } from '../graph/fold.ts';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
@@ -114,7 +115,15 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
   );
   const [nodes, setNodes] = useState<WeftNode[]>(() => toFlowNodes(graph, selectedIds, [], NO_COLLAPSED));
   const [edges, setEdges] = useState<Edge[]>(() => toFlowEdges(graph, [], selectedEdgeIds));
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, fitView } = useReactFlow();
+  // Fit-to-view on open is done after the first paint, not by xyflow inside the first
+  // measurement, where it holds the first frame back: the canvas opens at the estimate
+  // (start-view.ts), and the fit corrects it for nodes measured bigger than their default size.
+  const painted = useAfterFirstPaint();
+  const fitOnOpen = viewport.start === undefined;
+  useEffect(() => {
+    if (painted && fitOnOpen) void fitView(FIT_VIEW);
+  }, [painted, fitOnOpen, fitView]);
   // A boolean: the canvas re-renders when the zoom crosses the line, not on every zoom step.
   // Until xyflow's zoom pane has set the start view (an effect after the first render) its
   // transform is 1×: the start view's zoom decides the first render.
@@ -215,7 +224,6 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
               onDrop={onDrop}
               onPaneClick={onPaneClick}
               colorMode={colorMode}
-              fitView={viewport.start === undefined}
               fitViewOptions={FIT_VIEW}
               defaultViewport={startView}
               onMoveEnd={viewport.onMoveEnd}

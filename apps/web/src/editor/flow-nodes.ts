@@ -8,6 +8,7 @@ import { type FlowGraph, type GraphEdge, type GraphNode, NODE_HEIGHT, NODE_WIDTH
 import type { Edge, Node } from '@xyflow/react';
 import { type Bridge, canFold, foldGraph } from '../graph/fold.ts';
 import { edgeLabel, outHandles } from '../graph/graph-edit.ts';
+import { DEFAULT_SIZE } from '../graph/node-sizes.ts';
 import { isContainerType } from '../graph/step-catalog.ts';
 
 export interface WeftNodeData extends Record<string, unknown> {
@@ -131,7 +132,11 @@ export function toFlowNodes(
       selected,
       ...(hidden ? { hidden: true } : {}),
       ...(node.parentId ? { parentId: node.parentId, extent: 'parent' as const } : {}),
-      ...(size ? { width: size.width, height: size.height } : {}),
+      // A container has its size; any other node its default one until xyflow measures it, so it
+      // is shown in the first frame rather than hidden until measured (and re-rendered then).
+      ...(size
+        ? { width: size.width, height: size.height }
+        : { initialWidth: DEFAULT_SIZE[node.kind].width, initialHeight: DEFAULT_SIZE[node.kind].height }),
       ...(node.kind === 'start' || node.kind === 'end' ? { deletable: false } : {}),
       ...(prev?.measured ? { measured: prev.measured } : {}),
     };

@@ -10,6 +10,7 @@ import type { Flow, FlowGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { ComparePanel } from '../compare/ComparePanel.tsx';
+import { useAfterFirstPaint } from '../components/after-first-paint.ts';
 import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
@@ -117,6 +118,8 @@ function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
 
 function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
   useLiveProblems();
+  // The side panels come a frame after the canvas: a flow is drawn before its panels are built.
+  const sides = useAfterFirstPaint();
   const store = useEditorStoreApi();
   const open = useOpenRun();
   const hasRun = useEditor((state) => state.run !== null);
@@ -153,12 +156,16 @@ function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
           ) : null}
         </div>
         <div className="side">
-          <Inspector runView={runId !== null} />
-          <ProblemsPanel />
-          <RunPanel />
-          <ComparePanel />
-          <RunsList openRunId={runId} />
-          <TestsPanel />
+          {sides ? (
+            <>
+              <Inspector runView={runId !== null} />
+              <ProblemsPanel />
+              <RunPanel />
+              <ComparePanel />
+              <RunsList openRunId={runId} />
+              <TestsPanel />
+            </>
+          ) : null}
         </div>
       </div>
     </main>
