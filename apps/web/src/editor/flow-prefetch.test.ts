@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 const query = vi.fn();
 vi.mock('../trpc.ts', () => ({ trpc: { flows: { get: { query } } } }));
 
-const { prefetchRouteFlow, takePrefetchedFlow } = await import('./flow-prefetch.ts');
+const { prefetchRouteFlow, takeArrivedFlow, takePrefetchedFlow } = await import('./flow-prefetch.ts');
 
 const holder = globalThis as typeof globalThis & { __weftFlow?: { id: string; response: Promise<Response> } };
 const RECORD = { doc: { id: 'f1', steps: [] }, version: 3 };
@@ -52,6 +52,19 @@ describe('the prefetched flow', () => {
     expect(await takePrefetchedFlow('f1')).toEqual(RECORD);
     expect(query).toHaveBeenCalledWith({ id: 'f1' });
     prefetchRouteFlow('#/flows/f1/runs/r1');
+    expect(takePrefetchedFlow('f1')).toBeNull();
+  });
+
+  it('is there to draw at once only once it has arrived, and only once', async () => {
+    let answer: (response: Response) => void = () => undefined;
+    early('f1', new Promise<Response>((resolve) => (answer = resolve)));
+    prefetchRouteFlow('#/flows/f1');
+    expect(takeArrivedFlow('f1')).toBeNull();
+    answer(Response.json({ result: { data: RECORD } }));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(takeArrivedFlow('other')).toBeNull();
+    expect(takeArrivedFlow('f1')).toEqual(RECORD);
+    expect(takeArrivedFlow('f1')).toBeNull();
     expect(takePrefetchedFlow('f1')).toBeNull();
   });
 });

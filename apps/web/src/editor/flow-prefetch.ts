@@ -10,7 +10,7 @@ import { trpc } from '../trpc.ts';
 
 type FlowRecord = Awaited<ReturnType<typeof trpc.flows.get.query>>;
 
-let pending: { flowId: string; record: Promise<FlowRecord> } | null = null;
+let pending: { flowId: string; record: Promise<FlowRecord>; arrived?: FlowRecord } | null = null;
 
 /** What index.html's script asked for: a plain tRPC GET, not batched. */
 interface EarlyFlow {
@@ -39,9 +39,24 @@ export function prefetchRouteFlow(hash: string): void {
   const route = parseRoute(hash);
   if (route.screen !== 'editor' || route.runId !== undefined) return;
   const record = earlyRecord(route.flowId) ?? trpc.flows.get.query({ id: route.flowId });
+  const asked: NonNullable<typeof pending> = { flowId: route.flowId, record };
+  // Kept as it arrives, so an editor that opens after that draws the flow in its first render.
   // Not unhandled while it waits: the editor that takes it handles a failure.
-  record.catch(() => undefined);
-  pending = { flowId: route.flowId, record };
+  record.then(
+    (arrived) => {
+      asked.arrived = arrived;
+    },
+    () => undefined,
+  );
+  pending = asked;
+}
+
+/** The prefetched flow `flowId` if it has arrived (taken once), else null: then wait for it. */
+export function takeArrivedFlow(flowId: string): FlowRecord | null {
+  if (pending?.flowId !== flowId || pending.arrived === undefined) return null;
+  const { arrived } = pending;
+  pending = null;
+  return arrived;
 }
 
 /** The prefetched flow `flowId`, once: a later opening of the flow asks the server again. */

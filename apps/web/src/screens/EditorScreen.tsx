@@ -15,7 +15,7 @@ import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
 import { Canvas } from '../editor/Canvas.tsx';
-import { takePrefetchedFlow } from '../editor/flow-prefetch.ts';
+import { takeArrivedFlow, takePrefetchedFlow } from '../editor/flow-prefetch.ts';
 import { Inspector } from '../editor/Inspector.tsx';
 import { LeaveGuard } from '../editor/LeaveGuard.tsx';
 import { Palette } from '../editor/Palette.tsx';
@@ -64,11 +64,25 @@ interface ForRun {
   theme: Theme;
 }
 
+/** The editor's flow drawn, if it was prefetched and has arrived; else null (it is then loaded). */
+function arrivedFlow(flowId: string | null, runId: string | null): (Loaded & { flowId: string }) | null {
+  const record = flowId && !runId ? takeArrivedFlow(flowId) : null;
+  if (!record || !flowId) return null;
+  try {
+    return { flowId, graph: drawFlow(record.doc as Flow), version: record.version };
+  } catch {
+    return null; // loaded again by the effect, which shows what is wrong with it
+  }
+}
+
 function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
   const toast = useToast();
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  // A prefetched flow that has arrived is drawn in the first render, with no "Loading…" frame.
+  const [arrived] = useState(() => arrivedFlow(flowId, runId));
+  const [loaded, setLoaded] = useState<Loaded | null>(arrived);
   const name = flowId ?? runId ?? '';
   useEffect(() => {
+    if (arrived?.flowId === flowId && !runId) return;
     let live = true;
     (async () => {
       if (!runId) {
@@ -93,7 +107,7 @@ function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
     return () => {
       live = false;
     };
-  }, [flowId, runId, name, toast]);
+  }, [flowId, runId, name, toast, arrived]);
 
   if (!loaded) return <main className="loading muted">Loading {name}…</main>;
   if ('error' in loaded) {

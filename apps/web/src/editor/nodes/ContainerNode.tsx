@@ -11,13 +11,14 @@ import { stepInfo } from '../../graph/step-catalog.ts';
 import { useNodeLive, useNodeStatus } from '../../store/editor-hooks.ts';
 import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
+import { sameDrawnProps } from './drawn-props.ts';
 import { FoldButton } from './FoldButton.tsx';
 import { markClasses, RunMarks } from './RunMarks.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 
 export const ContainerNode = memo(function ContainerNode(props: NodeProps<WeftNode>) {
   return useFar() ? <FarContainerNode {...props} /> : <FullContainerNode {...props} />;
-});
+}, sameDrawnProps);
 
 function FarContainerNode({ id, selected }: NodeProps<WeftNode>) {
   const status = useNodeStatus(id);

@@ -3,6 +3,7 @@ import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { useEditor } from '../../store/editor-hooks.ts';
 import type { WeftNode } from '../flow-nodes.ts';
+import { sameDrawnProps } from './drawn-props.ts';
 
 export const StartNode = memo(function StartNode(_: NodeProps<WeftNode>) {
   const status = useEditor((state) => (state.run ? 'completed' : null));
@@ -12,7 +13,7 @@ export const StartNode = memo(function StartNode(_: NodeProps<WeftNode>) {
       <Handle type="source" position={Position.Bottom} />
     </div>
   );
-});
+}, sameDrawnProps);
 
 export const EndNode = memo(function EndNode(_: NodeProps<WeftNode>) {
   const status = useEditor((state) => state.run?.view.status ?? null);
@@ -22,7 +23,7 @@ export const EndNode = memo(function EndNode(_: NodeProps<WeftNode>) {
       End
     </div>
   );
-});
+}, sameDrawnProps);
 
 export const JunctionNode = memo(function JunctionNode({ data }: NodeProps<WeftNode>) {
   const label = data.node.kind === 'merge' ? 'merge' : 'join';
@@ -33,4 +34,4 @@ export const JunctionNode = memo(function JunctionNode({ data }: NodeProps<WeftN
       <Handle type="source" position={Position.Bottom} />
     </div>
   );
-});
+}, sameDrawnProps);

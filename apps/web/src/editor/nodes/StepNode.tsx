@@ -10,6 +10,7 @@ import { useNodeLive, useNodeStatus } from '../../store/editor-hooks.ts';
 import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
+import { sameDrawnProps } from './drawn-props.ts';
 import { FoldButton } from './FoldButton.tsx';
 import { ModelTag } from './ModelTag.tsx';
 import { OutHandles } from './OutHandles.tsx';
@@ -18,7 +19,7 @@ import { StatusBadge, ToolCalls } from './StatusBadge.tsx';
 
 export const StepNode = memo(function StepNode(props: NodeProps<WeftNode>) {
   return useFar() ? <FarStepNode {...props} /> : <FullStepNode {...props} />;
-});
+}, sameDrawnProps);
 
 /** Zoomed far out: the box, its status colour and its handles (edges still attach), no text. */
 function FarStepNode({ id, data, selected }: NodeProps<WeftNode>) {
