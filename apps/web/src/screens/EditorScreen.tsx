@@ -9,31 +9,27 @@
 import type { Flow, FlowGraph } from '@weft/engine';
 import { ReactFlowProvider } from '@xyflow/react';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { ComparePanel } from '../compare/ComparePanel.tsx';
 import { useAfterFirstPaint } from '../components/after-first-paint.ts';
 import { useRoute } from '../components/route.ts';
 import { useToast } from '../components/Toasts.tsx';
 import type { Theme } from '../components/theme.ts';
 import { Canvas } from '../editor/Canvas.tsx';
 import { takeArrivedFlow, takePrefetchedFlow } from '../editor/flow-prefetch.ts';
-import { Inspector } from '../editor/Inspector.tsx';
 import { LeaveGuard } from '../editor/LeaveGuard.tsx';
 import { Palette } from '../editor/Palette.tsx';
-import { ProblemsPanel } from '../editor/ProblemsPanel.tsx';
-import { RunPanel } from '../editor/RunPanel.tsx';
 import { Toolbar } from '../editor/Toolbar.tsx';
 import { useLiveProblems } from '../editor/use-flow-actions.ts';
 import { drawFlow } from '../graph/layout.ts';
 import { useOpenRun } from '../run-view/load-run.ts';
 import { usePermalinkSync } from '../run-view/permalink.ts';
-import { RunsList } from '../runs/RunsList.tsx';
 import { EditorStoreProvider } from '../store/EditorStoreProvider.tsx';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
-import { TestsPanel } from '../tests/TestsPanel.tsx';
 import { messageOf, trpc } from '../trpc.ts';
 
 // The run view's parts load with the first run shown, not with every editor.
 const RunDock = lazy(() => import('../run-view/RunDock.tsx').then((module) => ({ default: module.RunDock })));
+// The side panels: drawn after the canvas (useAfterFirstPaint), and their code loaded then too.
+const SidePanels = lazy(() => import('../editor/SidePanels.tsx').then((module) => ({ default: module.SidePanels })));
 const RunHeader = lazy(() => import('../run-view/RunHeader.tsx').then((module) => ({ default: module.RunHeader })));
 
 type Loaded = { flowId: string; graph: FlowGraph; version: number } | { error: string };
@@ -171,14 +167,9 @@ function EditorLayout({ theme, runId, at, step }: Omit<ForRun, 'flowId'>) {
         </div>
         <div className="side">
           {sides ? (
-            <>
-              <Inspector runView={runId !== null} />
-              <ProblemsPanel />
-              <RunPanel />
-              <ComparePanel />
-              <RunsList openRunId={runId} />
-              <TestsPanel />
-            </>
+            <Suspense fallback={null}>
+              <SidePanels runId={runId} />
+            </Suspense>
           ) : null}
         </div>
       </div>
