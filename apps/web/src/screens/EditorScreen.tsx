@@ -78,7 +78,8 @@ function EditorForRun({ flowId, runId, at, step, theme }: ForRun) {
   const [loaded, setLoaded] = useState<Loaded | null>(arrived);
   const name = flowId ?? runId ?? '';
   useEffect(() => {
-    if (arrived?.flowId === flowId && !runId) return;
+    // Drawn already (only ever an editor address's flow, never a run's).
+    if (arrived?.flowId === flowId) return;
     let live = true;
     (async () => {
       if (!runId) {

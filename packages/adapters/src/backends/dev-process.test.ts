@@ -10,8 +10,9 @@ describe('withFreshPortsOnClash', () => {
       holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
     );
     const ports: number[] = [];
+    let started: Awaited<ReturnType<typeof startDevProcess>> | undefined;
     try {
-      const started = await withFreshPortsOnClash(async () => {
+      started = await withFreshPortsOnClash(async () => {
         const port = ports.length === 0 ? taken : await freePort();
         ports.push(port);
         const script = `require('net').createServer((socket) => socket.end('mine')).listen(${port}, '127.0.0.1').on('error', (e) => { console.error(e.message); process.exit(1); })`;
@@ -38,8 +39,9 @@ describe('withFreshPortsOnClash', () => {
       });
       expect(ports).toHaveLength(2);
       expect(ports[1]).not.toBe(taken);
-      await started.stop();
     } finally {
+      // Stopped whatever the assertions found: a failing run leaves no child listening.
+      await started?.stop();
       holder.close();
     }
   });
