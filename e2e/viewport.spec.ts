@@ -2,6 +2,7 @@
  * Issue 16, the canvas viewport: `#/flows/<id>?view=<x>,<y>,<zoom>` opens the editor at that
  * view; a pan updates the address (replaced, not pushed) and is remembered for the flow, so the
  * flow opened again without a view returns there; a long flow opens fitted whole, in columns.
+ * The minimap's nodes (a layer of their own under xyflow's mask) line up with the mask.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,30 @@ describe('the canvas viewport', () => {
     await page.goto(`${app.url}#/flows/long-chain`);
     await page.getByTestId('node-s0').waitFor();
     expect(await viewOf(page)).toEqual({ x: -60, y: -20, zoom: 1.5 });
+    expect(editor!.errors).toEqual([]);
+  });
+
+  it("draws the minimap's nodes where xyflow's mask expects them, however far the view goes", async () => {
+    const { page, app } = editor!;
+    /** Both layers' viewBoxes, and how many rects the nodes' path holds. */
+    const minimap = () =>
+      page.evaluate(() => ({
+        nodes: document.querySelector('.wf-minimap-nodes svg')?.getAttribute('viewBox'),
+        mask: document.querySelector('.react-flow__minimap-svg')?.getAttribute('viewBox'),
+        rects: (document.querySelector('.wf-minimap-nodes path')?.getAttribute('d') ?? '').split('M').length - 1,
+      }));
+    await page.goto(`${app.url}#/flows/long-chain`);
+    await page.getByTestId('node-s0').waitFor();
+    // 300 steps, start and end; the mask draws no node of its own.
+    await expect.poll(async () => (await minimap()).rects).toBe(302);
+    expect(await page.locator('.react-flow__minimap-svg .react-flow__minimap-node').count()).toBe(0);
+    const fitted = await minimap();
+    expect(fitted.nodes).toBe(fitted.mask);
+    // A view far outside the flow widens the minimap's extent: both layers follow it.
+    await page.goto(`${app.url}#/flows/long-chain?view=9000,7000,1`);
+    await expect.poll(async () => (await minimap()).mask).not.toBe(fitted.mask);
+    const away = await minimap();
+    expect(away.nodes).toBe(away.mask);
     expect(editor!.errors).toEqual([]);
   });
 });

@@ -32,6 +32,7 @@ import { foldGraph } from '../graph/fold.ts';
 import { useEditor, useEditorStoreApi } from '../store/editor-hooks.ts';
 import { type Collapse, CollapseContext } from './canvas/collapse.ts';
 import { FarContext } from './canvas/far.ts';
+import { MinimapNodes, NoMinimapNode } from './canvas/MinimapNodes.tsx';
 import { StepActions } from './canvas/StepActions.tsx';
 import { estimatedFitView } from './canvas/start-view.ts';
 import { useCanvasShortcuts } from './canvas/use-canvas-shortcuts.ts';
@@ -46,11 +47,12 @@ const FIT_VIEW = { maxZoom: 1 };
 const SNAP_GRID: [number, number] = [10, 10];
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 /**
- * Below this zoom nodes are drawn as plain boxes (canvas.css, `.canvas.far`): their text is
- * unreadable there anyway, and painting it for every node of a large flow is what a pan spends
- * its frames on.
+ * Below this zoom nodes are drawn as plain boxes (canvas.css, `.canvas.far`): their 11–12 px text
+ * would be under 5 px on screen, unreadable, and painting it for every node on screen is what a
+ * pan spends its frames on (a 100-step flow fitted at 0.35 panned at 0.87× the bare canvas's fps
+ * with its text drawn: bench/editor.ts).
  */
-const FAR_ZOOM = 0.3;
+const FAR_ZOOM = 0.4;
 
 const NO_COLLAPSED: ReadonlySet<string> = new Set();
 
@@ -240,7 +242,8 @@ export function Canvas({ colorMode }: { colorMode: ColorMode }) {
               aria-label="Flow canvas"
             >
               <Background gap={20} />
-              <MiniMap pannable zoomable ariaLabel="Minimap" />
+              <MinimapNodes />
+              <MiniMap pannable zoomable ariaLabel="Minimap" className="wf-minimap" nodeComponent={NoMinimapNode} />
               <Controls aria-label="Canvas controls" />
               <Panel position="top-left">
                 <StepActions />

@@ -11,6 +11,7 @@ import { stepInfo } from '../../graph/step-catalog.ts';
 import { useNodeLive, useNodeStatus } from '../../store/editor-hooks.ts';
 import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
+import { lineClass } from './clipping.ts';
 import { sameDrawnProps } from './drawn-props.ts';
 import { FoldButton } from './FoldButton.tsx';
 import { markClasses, RunMarks } from './RunMarks.tsx';
@@ -54,7 +55,7 @@ function FullContainerNode({ id, data, selected }: NodeProps<WeftNode>) {
           {info?.icon}
         </span>
         <span className="wf-type">{info?.label}</span>
-        <span className="wf-id mono">{id}</span>
+        <span className={lineClass('wf-id mono', 'id', id)}>{id}</span>
         <StatusBadge status={status} durationMs={durationMs} />
         {problems > 0 ? <span className="problem-badge">{problems}</span> : null}
         {live.reused || live.mark ? <RunMarks reused={live.reused} mark={live.mark} first={live.first} /> : null}

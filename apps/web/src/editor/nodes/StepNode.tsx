@@ -10,6 +10,7 @@ import { useNodeLive, useNodeStatus } from '../../store/editor-hooks.ts';
 import { useFar } from '../canvas/far.ts';
 import type { WeftNode } from '../flow-nodes.ts';
 import { ApprovalButtons } from './ApprovalButtons.tsx';
+import { lineClass, showsRunContent } from './clipping.ts';
 import { sameDrawnProps } from './drawn-props.ts';
 import { FoldButton } from './FoldButton.tsx';
 import { ModelTag } from './ModelTag.tsx';
@@ -48,7 +49,7 @@ function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
   const fanOut = handles.length > 0 && (node.stepType === 'branch' || node.stepType === 'parallel');
   return (
     <div
-      className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}`}
+      className={`wf-node wf-step status-${status ?? 'idle'}${selected ? ' selected' : ''}${problems ? ' has-problems' : ''}${marks}${showsRunContent(live) ? ' clip' : ''}`}
       data-testid={`node-${id}`}
       data-status={status ?? 'idle'}
       data-step-type={node.stepType}
@@ -67,7 +68,7 @@ function FullStepNode({ id, data, selected }: NodeProps<WeftNode>) {
           </span>
         ) : null}
       </div>
-      <div className="wf-id mono">{id}</div>
+      <div className={lineClass('wf-id mono', 'id', id)}>{id}</div>
       {live.reused || live.mark ? <RunMarks reused={live.reused} mark={live.mark} first={live.first} /> : null}
       {model ? <ModelTag model={model} /> : null}
       <ToolCalls calls={toolCalls} />
