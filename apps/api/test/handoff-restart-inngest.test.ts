@@ -72,6 +72,7 @@ it(
         return server;
       },
       engineAttempts,
+      recordsLostAttempts: false,
     });
     console.info(report.join('\n'));
     expect(report).toHaveLength(10);

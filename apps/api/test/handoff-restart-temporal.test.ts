@@ -70,6 +70,7 @@ it(
         return server;
       },
       engineAttempts,
+      recordsLostAttempts: true,
     });
     console.info(report.join('\n'));
     expect(report).toHaveLength(10);

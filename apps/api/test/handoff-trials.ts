@@ -9,10 +9,13 @@
  * run.completed), and the model turn done in-process is never the engine's call.
  *
  * The tool (an http flow tool POSTing to a counting server here) runs exactly once — unless the
- * engine reports a second attempt of it: a server killed after the request left but before the
- * call's completion reached the engine is retried there (Temporal activities and Inngest steps are
- * at least once), and only then may the count be 2. The hand-off itself never runs the tool: it
- * stops before it, and the seed carries only calls that completed in-process.
+ * engine ran it again: a server killed after the request left but before the call's completion
+ * reached the engine is retried there (Temporal activities and Inngest steps are at least once),
+ * and only then may the count be 2. Temporal's history shows that second attempt. Inngest learns
+ * a step's id only from the response the killed server never sent, so its trace cannot show the
+ * lost attempt: there a count of 2 is allowed when the kill came after the hand-off was stored
+ * (the engine could be running the tool), never before. The hand-off itself never runs the tool:
+ * it stops before it, and the seed carries only calls that completed in-process.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { Json } from '@weft/engine';
@@ -88,6 +91,8 @@ export interface TrialOptions {
   start(name: string): Promise<Server>;
   /** Per checkpoint the engine ran as its own call: how many attempts it made. */
   engineAttempts(runId: string): Promise<Map<string, number>>;
+  /** Whether `engineAttempts` counts an attempt whose response died with the server (see above). */
+  recordsLostAttempts: boolean;
 }
 
 type Api = ReturnType<typeof client>;
@@ -132,6 +137,7 @@ export async function crashTrials(options: TrialOptions): Promise<string[]> {
     const killAfterMs = Math.floor(Math.random() * KILL_WITHIN_MS);
     await new Promise((resolve) => setTimeout(resolve, killAfterMs));
     const before = stage((await api.runs.get.query({ runId })).state);
+    const killedAt = Date.now();
     server.child.kill('SIGKILL');
     if (server.child.exitCode === null && server.child.signalCode === null)
       await new Promise((resolve) => server.child.once('exit', resolve));
@@ -151,9 +157,13 @@ export async function crashTrials(options: TrialOptions): Promise<string[]> {
     expect(attempts.has('agent/llm#1'), `trial ${trial}: agent/llm#1 run by ${engine}`).toBe(false);
     const toolAttempts = attempts.get('agent/tool#1.0') ?? 0;
     const executions = counter.hits.get(key) ?? 0;
-    expect(executions, `trial ${trial}: tool executions (engine attempts ${toolAttempts})`).toBe(
-      toolAttempts > 1 ? Math.min(Math.max(executions, 1), 2) : 1,
-    );
+    const handedOffAt = events.find((event) => event.type === 'run.handed-off')?.at;
+    const killedOnEngine = handedOffAt !== undefined && handedOffAt <= killedAt;
+    const mayRepeat = toolAttempts > 1 || (!options.recordsLostAttempts && killedOnEngine);
+    expect(
+      executions,
+      `trial ${trial}: tool executions (engine attempts ${toolAttempts}, killed ${killedOnEngine ? 'after' : 'before'} the hand-off was stored)`,
+    ).toBe(mayRepeat ? Math.min(Math.max(executions, 1), 2) : 1);
     report.push(`trial ${trial}: killed at ${killAfterMs} ms (${before}), tool ×${executions}`);
   }
   return report;
