@@ -21,7 +21,7 @@
  * Software rendering (no GPU): read ratios, not absolute fps. Reported, not asserted: exit 0 on a
  * miss, non-zero only when something fails to run.
  *
- *   pnpm bench:editor                   # every size; ~20 minutes on 2 cores
+ *   pnpm bench:editor                   # every size; ~12 minutes on 2 cores
  *   node bench/editor.ts --quick        # 100 and 2,000 steps only
  *   node bench/editor.ts --sizes 1000 --shapes mixed --views fit --no-typing   # one case
  */
