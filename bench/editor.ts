@@ -135,7 +135,10 @@ async function openAndTime(page: Page, url: string): Promise<LoadTimes> {
 }
 
 /** Opens `url` in a fresh page, waits until interactive, drags; returns both. */
-async function openAndDrag(url: string): Promise<{ load: LoadTimes; drag: FrameStats & { panned: boolean } }> {
+/** One open and pan of a page. */
+type Sample = { load: LoadTimes; drag: FrameStats & { panned: boolean } };
+
+async function openAndDrag(url: string): Promise<Sample> {
   const page = await browser!.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   try {
     await page.addInitScript(installLoadProbe);
@@ -147,8 +150,6 @@ async function openAndDrag(url: string): Promise<{ load: LoadTimes; drag: FrameS
     await page.close();
   }
 }
-
-type Sample = { load: LoadTimes; drag: FrameStats & { panned: boolean } };
 
 /**
  * ROUNDS opens and pans of each page, Weft's and the bare page's in turn, so a burst of load on
@@ -170,9 +171,14 @@ async function inTurn(
   return { weft: medianSample(weft), bare: medianSample(bareSamples) };
 }
 
+/** The median of one figure over samples (NaN when there are none). */
+function medianOf<T>(samples: readonly T[], pick: (sample: T) => number): number {
+  return samples.length === 0 ? Number.NaN : median(samples.map(pick));
+}
+
 /** Each figure the median over the rounds; the rest (view, canvas size, nodes) from the first. */
 function medianSample(samples: Sample[]): Sample {
-  const of = (pick: (sample: Sample) => number) => median(samples.map(pick));
+  const of = (pick: (sample: Sample) => number) => medianOf(samples, pick);
   const first = samples[0]!;
   return {
     load: {
@@ -365,8 +371,7 @@ try {
       });
       if (session) sessions.push(session);
     }
-    const of = (pick: (session: FrameStats & { longestTaskMs: number }) => number) =>
-      sessions.length === 0 ? Number.NaN : median(sessions.map(pick));
+    const of = (pick: (session: FrameStats & { longestTaskMs: number }) => number) => medianOf(sessions, pick);
     // "No frame over 50 ms": a frame is a whole number of 16.7 ms vsyncs, so 50.0 is three of them.
     addRow(
       '2,000 sequential',
