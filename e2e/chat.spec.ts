@@ -134,8 +134,12 @@ describe('the chat page', () => {
         (window as ChatWindow).__weftChatFixtures = value;
       }, fixtures);
       // `question` is filled from the message; `apiBase` is typed into the Input disclosure.
+      // The disclosure is drawn once the flow has arrived (it may come after the message box):
+      // wait for it, then open it if it started closed.
+      const disclosure = page.locator('details.chat-input-disclosure');
+      await disclosure.waitFor();
       const apiBase = page.getByRole('textbox', { name: 'Input apiBase' });
-      if (!(await apiBase.isVisible())) await page.getByText('Input', { exact: true }).click();
+      if (!(await apiBase.isVisible())) await disclosure.locator('summary').click();
       await apiBase.fill(base);
       await send(page, 'What changed?');
 
