@@ -60,14 +60,20 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
     sandbox: { ...limits, pool },
   };
   return {
-    async execute(call, ctx) {
+    // Not async: the executor's promise is handed on as is (an async wrapper would add turns to
+    // every step); what fails before it starts is a rejection all the same.
+    execute(call, ctx) {
       const kind = (call as { kind?: unknown } | null)?.kind;
       if (typeof kind !== 'string' || !Object.hasOwn(executors, kind)) {
-        throw new NonRetryableError(`unknown step call kind ${JSON.stringify(kind)}`);
+        return Promise.reject(new NonRetryableError(`unknown step call kind ${JSON.stringify(kind)}`));
       }
       // The map above is typed per kind; this one cast joins the union back up.
       const execute = executors[call.kind] as Executor<StepCallKind>;
-      return execute(call.input as never, ctx, deps);
+      try {
+        return execute(call.input as never, ctx, deps);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     close() {
       pool.close();

@@ -298,10 +298,11 @@ export class InProcessHost implements StepHost {
     return { value: seedValue(entry, rehydrate) };
   }
 
-  async #record(entry: JournalEntry): Promise<void> {
+  /** Not async: the committer's promise is handed on as is, without a turn of its own per step. */
+  #record(entry: JournalEntry): Promise<void> {
     this.#consumed.add(entry.stepId);
     this.#deps.journal.set(entry.stepId, entry);
-    await this.#deps.committer.addJournal(this.#deps.runId, entry);
+    return this.#deps.committer.addJournal(this.#deps.runId, entry);
   }
 
   /**
