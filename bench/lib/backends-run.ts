@@ -15,7 +15,7 @@ export interface Sizes {
   turns: number;
 }
 
-/** Untimed runs, then timed runs (median reported); `budgetMs` ends the timed runs early, after at least one. */
+/** Untimed rounds, then timed rounds (medians reported); `budgetMs` ends the timed rounds early, after at least one. */
 export interface Plan {
   warmup: number;
   warmupMs: number;
@@ -113,32 +113,68 @@ export interface Measured {
   budgetHit: boolean;
 }
 
-/** Warm-up runs, then timed runs; every run (warm-up included) is verified after its timing. */
-export async function measure<T>(
+/** One side of a pair: a run, and the check of what it returned (after its timing). */
+export interface Side<T> {
+  once(): Promise<T>;
+  verify(result: T): Promise<void> | void;
+}
+
+export interface PairMeasured {
+  weft: Measured;
+  native: Measured;
+  /** The median of the rounds' weft / native ratios. */
+  ratio: number;
+}
+
+/**
+ * Warm-up runs, then timed rounds of one Weft run and one native run in turn (every run,
+ * warm-up included, verified after its timing). Taken in turn, a slow spell of the machine
+ * (another process, a dev server's background work) lands on both sides of a round instead
+ * of on one side's whole series; the ratio is the median of the rounds' ratios.
+ */
+export async function measurePaired<W, N>(
   plan: Plan,
-  once: () => Promise<T>,
-  verify: (result: T) => Promise<void> | void,
+  weftSide: Side<W>,
+  nativeSide: Side<N>,
   progress: (message: string) => void,
-): Promise<Measured> {
+): Promise<PairMeasured> {
   let start = performance.now();
-  for (let i = 0; i < plan.warmup || performance.now() - start < plan.warmupMs; i++) await verify(await once());
-  const runsMs: number[] = [];
+  for (let i = 0; i < plan.warmup || performance.now() - start < plan.warmupMs; i++) {
+    await weftSide.verify(await weftSide.once());
+    await nativeSide.verify(await nativeSide.once());
+  }
+  const weft: number[] = [];
+  const native: number[] = [];
+  const ratios: number[] = [];
   let budgetHit = false;
   start = performance.now();
   for (;;) {
     const elapsed = performance.now() - start;
-    const enough = runsMs.length >= plan.rounds && elapsed >= plan.minMs;
-    if (enough || runsMs.length >= 200) break;
-    if (runsMs.length >= 1 && elapsed >= plan.budgetMs) {
+    const enough = weft.length >= plan.rounds && elapsed >= plan.minMs;
+    if (enough || weft.length >= 200) break;
+    if (weft.length >= 1 && elapsed >= plan.budgetMs) {
       budgetHit = true;
       break;
     }
-    const t0 = performance.now();
-    const result = await once();
-    const ms = performance.now() - t0;
-    await verify(result);
-    runsMs.push(ms);
-    if (ms > 5_000) progress(`  run ${runsMs.length}: ${(ms / 1000).toFixed(1)} s`);
+    const weftMs = await timed(weftSide);
+    const nativeMs = await timed(nativeSide);
+    weft.push(weftMs);
+    native.push(nativeMs);
+    ratios.push(weftMs / nativeMs);
+    if (weftMs + nativeMs > 5_000)
+      progress(`  round ${weft.length}: ${(weftMs / 1000).toFixed(1)} s, native ${(nativeMs / 1000).toFixed(1)} s`);
   }
-  return { runsMs, medianMs: median(runsMs), budgetHit };
+  return {
+    weft: { runsMs: weft, medianMs: median(weft), budgetHit },
+    native: { runsMs: native, medianMs: median(native), budgetHit },
+    ratio: median(ratios),
+  };
+}
+
+async function timed<T>(side: Side<T>): Promise<number> {
+  const t0 = performance.now();
+  const result = await side.once();
+  const ms = performance.now() - t0;
+  await side.verify(result);
+  return ms;
 }
