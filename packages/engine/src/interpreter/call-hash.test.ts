@@ -1,25 +1,17 @@
 /**
- * Journals hold these hashes, so their text must never change: the fast paths (insertion-sorted
- * keys, base-36 in two halves) are checked against the plain built-ins they replace.
+ * Journals hold these hashes, so their text must never change: the canonical text built by
+ * appending and the base-36 digits written in two halves are checked against the plain
+ * built-ins they replace.
  */
 import { describe, expect, it } from 'vitest';
-import { base36, canonicalJson, hashValue } from './call-hash.ts';
+import { base36, canonicalJson, hash53, hashValue } from './call-hash.ts';
 
-/** The hash as it was first written: Array.prototype.sort and Number.prototype.toString(36). */
+/** The hash as it was first written: the same 53 bits, in base 36 by Number.prototype.toString(36). */
 function referenceHash(value: unknown): string {
-  const text = referenceJson(value);
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return hash53(referenceJson(value)).toString(36);
 }
 
+/** The canonical text as it was first written: Array.prototype.sort, map and join. */
 function referenceJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(referenceJson).join(',')}]`;

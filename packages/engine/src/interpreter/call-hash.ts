@@ -50,7 +50,7 @@ export function canonicalJson(value: unknown): string {
   }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  if (keys.length > 1) sortKeys(keys);
+  if (keys.length > 1) keys.sort();
   let text = '{';
   for (const key of keys) {
     const member = record[key];
@@ -61,8 +61,13 @@ export function canonicalJson(value: unknown): string {
   return `${text}}`;
 }
 
-/** cyrb53: a fast, well-distributed 53-bit string hash. */
+/** cyrb53, written in base 36: what journals hold. */
 function cyrb53(text: string): string {
+  return base36(hash53(text));
+}
+
+/** cyrb53: a fast, well-distributed 53-bit string hash. */
+export function hash53(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let index = 0; index < text.length; index++) {
@@ -72,28 +77,7 @@ function cyrb53(text: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return base36(4294967296 * (2097151 & h2) + (h1 >>> 0));
-}
-
-/**
- * The keys in the order `Array.prototype.sort` gives (UTF-16 code units, as `<` compares
- * strings), by insertion for the few keys most inputs have: the built-in sort's set-up costs
- * more than sorting two or three keys.
- */
-function sortKeys(keys: string[]): void {
-  if (keys.length > 12) {
-    keys.sort();
-    return;
-  }
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i]!;
-    let j = i - 1;
-    while (j >= 0 && keys[j]! > key) {
-      keys[j + 1] = keys[j]!;
-      j--;
-    }
-    keys[j + 1] = key;
-  }
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
 /** 36^6: below 2^32, so each half of a hash converts as a uint32. */
