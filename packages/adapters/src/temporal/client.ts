@@ -17,6 +17,7 @@ import {
   type ApproveSignal,
   CARRIED_WRITES,
   DEFAULT_TASK_QUEUE,
+  LEAN_TURNS,
   type WeftFlowArgs,
   WORKFLOW_TYPE,
 } from './types.ts';
@@ -53,6 +54,7 @@ export async function startTemporalRun(options: StartTemporalRunOptions): Promis
     ...(options.hostTools ? { hostTools: options.hostTools } : {}),
     ...(options.seed && options.seed.length > 0 ? { seed: [...options.seed] } : {}),
     writes: CARRIED_WRITES,
+    turns: LEAN_TURNS,
   };
   try {
     await client.workflow.start(WORKFLOW_TYPE, {

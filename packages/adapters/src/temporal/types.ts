@@ -26,9 +26,16 @@ export interface WeftFlowArgs {
    * write and finishRun as an activity. Part of the start input, so it costs no command.
    */
   writes?: typeof CARRIED_WRITES;
+  /**
+   * The interpreter's promise turns (engine legacy-turns.ts): set by every start since tool
+   * calls lost their async wrappers. A history started without it replays with the turns it was
+   * recorded with (`legacyTurns`). Part of the start input, so it costs no command.
+   */
+  turns?: typeof LEAN_TURNS;
 }
 
 export const CARRIED_WRITES = 'carried';
+export const LEAN_TURNS = 'lean';
 
 export interface ApproveSignal {
   stepId: string;

@@ -57,7 +57,14 @@ import {
   spawnHash,
 } from '../backends/seed.ts';
 import { EventWriter } from './event-writer.ts';
-import { APPROVE_SIGNAL, type ApproveSignal, CARRIED_WRITES, type WeftActivities, type WeftFlowArgs } from './types.ts';
+import {
+  APPROVE_SIGNAL,
+  type ApproveSignal,
+  CARRIED_WRITES,
+  LEAN_TURNS,
+  type WeftActivities,
+  type WeftFlowArgs,
+} from './types.ts';
 
 /** The patch that added journaling child results (for replays and test cases). */
 const JOURNAL_CHILD_RESULTS = 'weft-journal-child-results';
@@ -216,6 +223,8 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         ...(args.hostTools ? { hostTools: args.hostTools } : {}),
         ...(ownSeed.length > 0 ? { seed: ownSeed } : {}),
         ...(legacy ? {} : { writes: CARRIED_WRITES }),
+        // The child's own start input sets how its history replays: a new child takes the turns of now.
+        turns: LEAN_TURNS,
       };
       // Journaling a child's result is a command that histories recorded before it lack: a
       // workflow started by an older worker replays without it (Temporal's patching).
@@ -247,6 +256,7 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
     output = await interpret(flow, args.input, host, {
       ...(args.fixtures ? { fixtures: args.fixtures } : {}),
       ...(args.hostTools ? { hostTools: args.hostTools } : {}),
+      ...(args.turns === LEAN_TURNS ? {} : { legacyTurns: true }),
     });
   } catch (error) {
     // A cancelled wait may reach here wrapped as the step's failure: the scope still knows.

@@ -3,16 +3,17 @@
  * bundle with Worker.runReplayHistory without a determinism error. Four flows: the crash flow
  * with its agent loop, parallel and spawn; the approval flow with its signal; a sleep + map flow;
  * a fan-out whose branches differ (tool, code, two tools, a sleep then a tool), so calls carry,
- * join a write and wait for one. Each is kept as recorded by every way the workflow has written
- * events (WeftFlowArgs.writes): a run started by an older worker must still replay as it ran.
+ * join a write and wait for one. Each is kept as recorded by every way the workflow has run:
+ * how it wrote events (WeftFlowArgs.writes) and the interpreter's promise turns
+ * (WeftFlowArgs.turns). A run started by an older worker must still replay as it ran.
  * A deliberately changed flow does produce a determinism error: the recorded run's pinned IR
  * (the flow in the workflow's start input) is edited to drop a step, so the interpreter issues
  * commands the history does not have.
  *
- * The golden files are committed. `UPDATE_HISTORIES=1` records those of the write mode runs
- * start with now (CURRENT_WRITES) again on a dev server, and a missing one is recorded the same
- * way; older modes' files are never rewritten — no code starts runs that way any more. Without
- * either no server is started: replay needs only the bundle.
+ * The golden files are committed. `UPDATE_HISTORIES=1` records those of the mode runs start
+ * with now (CURRENT) again on a dev server, and a missing one is recorded the same way; older
+ * modes' files are never rewritten — no code starts runs that way any more. Without either no
+ * server is started: replay needs only the bundle.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,7 +29,7 @@ import { createExecutorRegistry, type HostTool } from '../../src/executors/index
 import { openSqliteStore } from '../../src/store/index.ts';
 import { approveTemporalRun, awaitTemporalRun, connectTemporal } from '../../src/temporal/client.ts';
 import { startTemporalDevServer } from '../../src/temporal/dev-server.ts';
-import { CARRIED_WRITES, type WeftFlowArgs } from '../../src/temporal/types.ts';
+import { CARRIED_WRITES, LEAN_TURNS, type WeftFlowArgs } from '../../src/temporal/types.ts';
 import { startTemporalWorker, weftWorkflowBundle } from '../../src/temporal/worker.ts';
 import { approvalFlow, crashChild, crashFixtures, crashFlow } from '../fixtures/flows.ts';
 import { startRecordedRun } from './support.ts';
@@ -109,27 +110,35 @@ const fanFlow = {
 const NAMES = ['crash', 'approval', 'sleep-map', 'fan'] as const;
 type Name = (typeof NAMES)[number];
 
-/** How the recording worker wrote events: `legacy` is a start without `writes` (before calls carried them). */
-type Writes = 'legacy' | NonNullable<WeftFlowArgs['writes']>;
+/**
+ * How the recording worker ran: `legacy` writes are a start without `writes` (before calls
+ * carried events), `legacy` turns a start without `turns` (before tool calls lost their async
+ * wrappers).
+ */
+interface Mode {
+  writes: 'legacy' | NonNullable<WeftFlowArgs['writes']>;
+  turns: 'legacy' | NonNullable<WeftFlowArgs['turns']>;
+}
 /** What startTemporalRun sets now: the only mode this test can record. */
-const CURRENT_WRITES: Writes = CARRIED_WRITES;
+const CURRENT: Mode = { writes: CARRIED_WRITES, turns: LEAN_TURNS };
 
-interface Golden {
+interface Golden extends Mode {
   name: Name;
-  writes: Writes;
 }
 
 const GOLDEN: readonly Golden[] = [
-  ...(['crash', 'approval', 'sleep-map'] as const).map((name): Golden => ({ name, writes: 'legacy' })),
-  ...NAMES.map((name): Golden => ({ name, writes: CARRIED_WRITES })),
+  ...(['crash', 'approval', 'sleep-map'] as const).map((name): Golden => ({ name, writes: 'legacy', turns: 'legacy' })),
+  ...NAMES.map((name): Golden => ({ name, writes: CARRIED_WRITES, turns: 'legacy' })),
+  ...NAMES.map((name): Golden => ({ name, ...CURRENT })),
 ];
 
-/** The legacy files kept their first names. */
-const fileOf = ({ name, writes }: Golden) =>
-  join(HISTORIES, writes === 'legacy' ? `${name}.json` : `${name}.${writes}.json`);
-const label = ({ name, writes }: Golden) => `${name} (${writes})`;
+const isCurrent = (golden: Golden) => golden.writes === CURRENT.writes && golden.turns === CURRENT.turns;
+/** The files kept the names they were recorded under: a mode's parts that are not legacy, in order. */
+const fileOf = (golden: Golden) =>
+  join(HISTORIES, `${[golden.name, golden.writes, golden.turns].filter((part) => part !== 'legacy').join('.')}.json`);
+const label = ({ name, writes, turns }: Golden) => `${name} (writes ${writes}, turns ${turns})`;
 
-/** Runs the `names` flows to completion on a fresh dev server and writes their histories (CURRENT_WRITES). */
+/** Runs the `names` flows to completion on a fresh dev server and writes their histories (CURRENT). */
 async function recordHistories(names: readonly Name[]): Promise<void> {
   const server = await startTemporalDevServer();
   const dir = mkdtempSync(join(tmpdir(), 'weft-temporal-replay-'));
@@ -199,7 +208,7 @@ async function recordHistories(names: readonly Name[]): Promise<void> {
       const run = await store.getRun(name);
       if (run?.status !== 'completed') throw new Error(`${name} ended ${run?.status}: ${JSON.stringify(run?.error)}`);
       const history = await client.workflow.getHandle(name).fetchHistory();
-      const file = fileOf({ name, writes: CURRENT_WRITES });
+      const file = fileOf({ name, ...CURRENT });
       writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`);
     }
   } finally {
@@ -238,9 +247,9 @@ function withChangedFlow(history: JsonHistory, change: (flow: { steps: Json[] })
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const stale = GOLDEN.filter(
-    (golden) => golden.writes === CURRENT_WRITES && (UPDATE || !existsSync(fileOf(golden))),
-  ).map((golden) => golden.name);
+  const stale = GOLDEN.filter((golden) => isCurrent(golden) && (UPDATE || !existsSync(fileOf(golden)))).map(
+    (golden) => golden.name,
+  );
   if (stale.length > 0) await recordHistories(stale);
   await weftWorkflowBundle();
 }, 15 * 60_000);
@@ -250,8 +259,12 @@ describe('temporal: replaying recorded histories', () => {
     '%s replays without a determinism error',
     async (_label, golden) => {
       const history = load(golden);
-      // The file is what it says: a run started with that write mode.
-      expect(startArgs(history).writes ?? 'legacy').toBe(golden.writes);
+      // The file is what it says: a run started in that mode.
+      const args = startArgs(history);
+      expect({ writes: args.writes ?? 'legacy', turns: args.turns ?? 'legacy' }).toEqual({
+        writes: golden.writes,
+        turns: golden.turns,
+      });
       await expect(
         Worker.runReplayHistory({ workflowBundle: await weftWorkflowBundle() }, history, golden.name),
       ).resolves.toBeUndefined();
@@ -259,7 +272,7 @@ describe('temporal: replaying recorded histories', () => {
   );
 
   it('a changed flow (a step removed from the pinned IR) is a determinism violation', async () => {
-    const history = withChangedFlow(load({ name: 'crash', writes: CURRENT_WRITES }), (flow) => {
+    const history = withChangedFlow(load({ name: 'crash', ...CURRENT }), (flow) => {
       flow.steps = flow.steps.filter((step) => (step as { id: string }).id !== 'm1');
     });
     await expect(
@@ -268,7 +281,7 @@ describe('temporal: replaying recorded histories', () => {
   });
 
   it('so is a sleep taken out of the sleep + map flow', async () => {
-    const history = withChangedFlow(load({ name: 'sleep-map', writes: CURRENT_WRITES }), (flow) => {
+    const history = withChangedFlow(load({ name: 'sleep-map', ...CURRENT }), (flow) => {
       flow.steps = flow.steps.filter((step) => (step as { id: string }).id !== 'nap');
     });
     await expect(

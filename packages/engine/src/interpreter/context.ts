@@ -17,6 +17,11 @@ export interface InterpretOptions {
   fixtures?: Fixtures;
   /** Tools the host application registered, by name (their code runs in the host). */
   hostTools?: Record<string, Omit<ToolSpec, 'name'>>;
+  /**
+   * The promise turns of the interpreter before tool calls lost their async wrappers, for a
+   * Temporal history recorded then (legacy-turns.ts). Nothing else needs it.
+   */
+  legacyTurns?: boolean;
 }
 
 export interface StepContext {

@@ -44,12 +44,14 @@ export class Interpreter {
   }
 
   /**
-   * A list of one step (a fan-out's branch, a map item's body) without an async function: one
-   * promise instead of two, and `.then` takes the turn the `await` took (see runStep).
+   * A list of one step (a fan-out's branch, a map item's body) is that step's promise: no async
+   * function, no extra turn (legacy mode keeps the `then` that took the turn an `await` once took:
+   * legacy-turns.ts).
    */
   runSteps(steps: readonly Step[], prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {
-    if (steps.length === 1) return this.runStep(steps[0]!, prefix, scope, parentId).then(same);
-    return this.#runEach(steps, prefix, scope, parentId);
+    if (steps.length !== 1) return this.#runEach(steps, prefix, scope, parentId);
+    const only = this.runStep(steps[0]!, prefix, scope, parentId);
+    return this.options.legacyTurns ? only.then(same) : only;
   }
 
   async #runEach(steps: readonly Step[], prefix: string, scope: Scope, parentId: string | undefined): Promise<Json> {

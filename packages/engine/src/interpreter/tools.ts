@@ -10,6 +10,7 @@ import { type Json, type JsonObject, ownEntry } from '../json.ts';
 import type { StepContext } from './context.ts';
 import { parseFlowRef } from './flow-ref.ts';
 import type { HttpCallInput, ToolSpec } from './host.ts';
+import { asRecordedHop } from './legacy-turns.ts';
 
 export function toolSpec(name: string, ctx: StepContext): ToolSpec {
   const own = ownEntry(ctx.flow.tools, name);
@@ -24,7 +25,11 @@ export function knowsTool(name: string, ctx: StepContext): boolean {
 }
 
 /** Runs tool `name` as the checkpointed step `id`. */
-export async function callTool(name: string, args: Json, id: string, ctx: StepContext): Promise<Json> {
+export function callTool(name: string, args: Json, id: string, ctx: StepContext): Promise<Json> {
+  return asRecordedHop(ctx.options, () => startToolCall(name, args, id, ctx));
+}
+
+function startToolCall(name: string, args: Json, id: string, ctx: StepContext): Promise<Json> {
   const own = ownEntry(ctx.flow.tools, name);
   if (own === undefined) {
     if (!knowsTool(name, ctx)) throw new NonRetryableError(`unknown tool '${name}'`);

@@ -4,9 +4,12 @@
  * continues after a number of promise turns that depends on the kind of step, and the commands
  * the branches then issue are numbered in that order. A change to those turns makes a history
  * recorded before it replay with one branch's recorded result handed to another — silently, as
- * both are the same activity type. These are the orders the interpreter has always produced;
- * a refactor of interpret.ts or a step handler that changes one must not ship without a way for
- * older histories to replay as recorded.
+ * both are the same activity type.
+ *
+ * Two orders are pinned, each for the workflows started with it: the one histories recorded
+ * before tool calls lost their async wrappers replay with (`legacyTurns`, legacy-turns.ts), and
+ * the one runs use now. A refactor of interpret.ts or a step handler that changes either must
+ * not ship without a way for older histories to replay as recorded.
  */
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../json.ts';
@@ -47,7 +50,7 @@ const flow = testFlow(
 );
 
 /** Starts the flow, settles `first` in the given order in one synchronous batch, and returns the host calls that follow. */
-async function callsAfter(first: readonly string[]): Promise<string[]> {
+async function callsAfter(first: readonly string[], legacyTurns: boolean): Promise<string[]> {
   const pending = new Map<string, () => void>();
   const calls: string[] = [];
   const wait = <T>(id: string, value: T) => {
@@ -61,7 +64,7 @@ async function callsAfter(first: readonly string[]): Promise<string[]> {
     waitForApproval: () => Promise.reject(new Error('no approvals here')),
     spawn: () => Promise.reject(new Error('no children here')),
   };
-  const run = interpret(flow, {}, host, { hostTools });
+  const run = interpret(flow, {}, host, { hostTools, legacyTurns });
   await drain();
   expect(calls).toEqual(['fan.t/t1', 'fan.c/c1', 'fan.s/s1', 'fan.m/m1[0]/mt']);
   calls.length = 0;
@@ -78,36 +81,45 @@ async function callsAfter(first: readonly string[]): Promise<string[]> {
 }
 
 describe('interpreter: the turn order of concurrent branches', () => {
+  // Settled together in this order → the calls that follow: as recorded (legacy turns), and now.
   it.each([
     [
       ['fan.t/t1', 'fan.c/c1'],
       ['fan.c/c2', 'fan.t/t2'],
+      ['fan.t/t2', 'fan.c/c2'],
     ],
     [
       ['fan.c/c1', 'fan.t/t1'],
       ['fan.c/c2', 'fan.t/t2'],
+      ['fan.t/t2', 'fan.c/c2'],
     ],
     [
       ['fan.t/t1', 'fan.s/s1'],
       ['fan.s/s2', 'fan.t/t2'],
+      ['fan.t/t2', 'fan.s/s2'],
     ],
     [
       ['fan.s/s1', 'fan.t/t1'],
       ['fan.s/s2', 'fan.t/t2'],
+      ['fan.t/t2', 'fan.s/s2'],
     ],
     [
       ['fan.m/m1[0]/mt', 'fan.t/t1'],
+      ['fan.t/t2', 'fan.m/m2'],
       ['fan.t/t2', 'fan.m/m2'],
     ],
     [
       ['fan.t/t1', 'fan.m/m1[0]/mt'],
       ['fan.t/t2', 'fan.m/m2'],
+      ['fan.t/t2', 'fan.m/m2'],
     ],
     [
       ['fan.c/c1', 'fan.s/s1', 'fan.t/t1'],
       ['fan.c/c2', 'fan.s/s2', 'fan.t/t2'],
+      ['fan.t/t2', 'fan.c/c2', 'fan.s/s2'],
     ],
-  ])('settled %j: the next calls come as %j', async (first, expected) => {
-    expect(await callsAfter(first)).toEqual(expected);
+  ])('settled %j: the next calls come as %j (legacy turns), %j (now)', async (first, legacy, now) => {
+    expect(await callsAfter(first, true)).toEqual(legacy);
+    expect(await callsAfter(first, false)).toEqual(now);
   });
 });

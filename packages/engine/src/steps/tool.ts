@@ -1,6 +1,7 @@
 /** `tool`: calls a named tool (the flow's own or one the host registered) with evaluated args. */
 import { z } from 'zod';
 import type { StepHandler } from '../interpreter/context.ts';
+import { asRecordedHop } from '../interpreter/legacy-turns.ts';
 import { callTool } from '../interpreter/tools.ts';
 import { argsSchema, baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
@@ -18,8 +19,8 @@ const toolHandler: StepHandler<ToolStep, { tool: string; args: Json }> = {
   describeInput(step, ctx) {
     return { tool: step.tool, args: ctx.resolve(step.args ?? {}) };
   },
-  async execute(step, ctx, input) {
-    return callTool(step.tool, input.args, ctx.path, ctx);
+  execute(step, ctx, input) {
+    return asRecordedHop(ctx.options, () => callTool(step.tool, input.args, ctx.path, ctx));
   },
 };
 

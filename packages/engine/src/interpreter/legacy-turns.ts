@@ -1,0 +1,27 @@
+/**
+ * Promise turns and Temporal replay. On Temporal, concurrent branches whose calls settle in one
+ * workflow activation issue their next commands in the order their promise chains reach the
+ * host, and a recorded history replays only in that order (turns.test.ts). A tool call used to
+ * pass through two async functions (the `tool` step's `execute` and `callTool`) and a one-step
+ * list through one more `then`; it no longer does: in Temporal's workflow sandbox every promise
+ * created records a source-mapped stack trace, and those five promises per branch were about a
+ * third of a 256-wide fan-out's first workflow task. A workflow started before that
+ * (WeftFlowArgs without `turns`) is interpreted with `legacyTurns`, and these put the turns back
+ * exactly where they were.
+ */
+import type { InterpretOptions } from './context.ts';
+
+/** Runs `call` as the async function it used to be in legacy mode, else directly (a throw still rejects). */
+export function asRecordedHop<T>(options: InterpretOptions, call: () => Promise<T>): Promise<T> {
+  if (options.legacyTurns) return asAsyncFunction(call);
+  try {
+    return call();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Exactly `async function f() { return call(); }`: the returned promise settles two turns after call()'s. */
+async function asAsyncFunction<T>(call: () => Promise<T>): Promise<T> {
+  return call();
+}
