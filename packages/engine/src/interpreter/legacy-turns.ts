@@ -4,10 +4,10 @@
  * host, and a recorded history replays only in that order (turns.test.ts). A tool call used to
  * pass through two async functions (the `tool` step's `execute` and `callTool`) and a one-step
  * list through one more `then`; it no longer does: in Temporal's workflow sandbox every promise
- * created records a source-mapped stack trace, and those five promises per branch were about a
- * third of a 256-wide fan-out's first workflow task. A workflow started before that
- * (WeftFlowArgs without `turns`) is interpreted with `legacyTurns`, and these put the turns back
- * exactly where they were.
+ * created records a source-mapped stack trace (about three quarters of a 256-wide fan-out's first
+ * workflow task), and those five were ~40% of the promises a branch made there. A workflow
+ * started before that (WeftFlowArgs without `turns`) is interpreted with `legacyTurns`, and these
+ * put the turns back exactly where they were.
  */
 import type { InterpretOptions } from './context.ts';
 
@@ -21,7 +21,7 @@ export function asRecordedHop<T>(options: InterpretOptions, call: () => Promise<
   }
 }
 
-/** Exactly `async function f() { return call(); }`: the returned promise settles two turns after call()'s. */
+/** Exactly `async function f() { return call(); }`, turns and all: what the legacy code was. */
 async function asAsyncFunction<T>(call: () => Promise<T>): Promise<T> {
   return call();
 }
