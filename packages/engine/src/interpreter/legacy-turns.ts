@@ -21,7 +21,20 @@ export function asRecordedHop<T>(options: InterpretOptions, call: () => Promise<
   }
 }
 
+/**
+ * `calling` handed on as an async function returning it hands it on in legacy mode, else as is:
+ * for a call already made that cannot have thrown (the promise is in hand), without a closure.
+ */
+export function asRecordedReturn<T>(options: InterpretOptions, calling: Promise<T>): Promise<T> {
+  return options.legacyTurns ? asAsyncReturn(calling) : calling;
+}
+
 /** Exactly `async function f() { return call(); }`, turns and all: what the legacy code was. */
 async function asAsyncFunction<T>(call: () => Promise<T>): Promise<T> {
   return call();
+}
+
+/** Exactly `async function f() { return calling; }`. */
+async function asAsyncReturn<T>(calling: Promise<T>): Promise<T> {
+  return calling;
 }

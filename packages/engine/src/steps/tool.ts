@@ -1,7 +1,7 @@
 /** `tool`: calls a named tool (the flow's own or one the host registered) with evaluated args. */
 import { z } from 'zod';
 import type { StepHandler } from '../interpreter/context.ts';
-import { asRecordedHop } from '../interpreter/legacy-turns.ts';
+import { asRecordedReturn } from '../interpreter/legacy-turns.ts';
 import { callTool } from '../interpreter/tools.ts';
 import { argsSchema, baseStepShape } from '../ir/common.ts';
 import type { Json } from '../json.ts';
@@ -20,7 +20,8 @@ const toolHandler: StepHandler<ToolStep, { tool: string; args: Json }> = {
     return { tool: step.tool, args: ctx.resolve(step.args ?? {}) };
   },
   execute(step, ctx, input) {
-    return asRecordedHop(ctx.options, () => callTool(step.tool, input.args, ctx.path, ctx));
+    // callTool never throws (its failures reject), so the call can be made before the hop.
+    return asRecordedReturn(ctx.options, callTool(step.tool, input.args, ctx.path, ctx));
   },
 };
 
