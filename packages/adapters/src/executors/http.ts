@@ -5,6 +5,8 @@
  * are followed by hand so each hop is checked too. A cross-origin hop drops every credential
  * header. Errors name the method, host and path, never a header value, userinfo or query.
  * Non-2xx responses are results (the flow decides); network failures are retryable errors.
+ * Every request carries an `Idempotency-Key` derived from the run and the checkpoint (see
+ * `idempotency.ts`) unless the step opts out or sets the header itself.
  *
  * Requests go through the `undici` package's own `fetch` with its own Agent: Node's global
  * fetch is undici too, but pairing it with an Agent from a different undici copy is not a
@@ -20,6 +22,7 @@ import {
 } from '@weft/engine';
 import { fetch, Headers, type Response } from 'undici';
 import { checkLiteralHost, dispatcherFor, PrivateAddressError } from './http-guard.ts';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKey, idempotencyKeyHeaderValue } from './idempotency.ts';
 import type { ExecutorContext, ExecutorDeps } from './types.ts';
 
 export { isPrivateAddress } from './http-guard.ts';
@@ -36,6 +39,10 @@ export async function executeHttp(input: HttpCallInput, ctx: ExecutorContext, de
   let method = (input.method || 'GET').toUpperCase();
   let url = parseUrl(input.url);
   const headers = buildHeaders(input.headers);
+  // The author's own header wins: a receiver may want keys of its own making.
+  if (input.idempotencyKey !== false && !headers.has(IDEMPOTENCY_KEY_HEADER)) {
+    headers.set(IDEMPOTENCY_KEY_HEADER, idempotencyKeyHeaderValue(idempotencyKey(ctx)));
+  }
   let body: string | undefined;
   if (input.body !== undefined && input.body !== null) {
     if (method === 'GET' || method === 'HEAD') throw new NonRetryableError(`http ${method} request cannot have a body`);

@@ -13,6 +13,7 @@ import { executeTool } from './tool.ts';
 import type { ExecutorContext, ExecutorDeps, ExecutorOptions, ExecutorRegistry } from './types.ts';
 
 export { DEFAULT_MAX_RESPONSE_BYTES, HttpRequestError, isPrivateAddress } from './http.ts';
+export { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from './idempotency.ts';
 export { ModelRegistry, type ModelRegistryOptions, type RegisteredModel } from './model-registry.ts';
 export { DELTA_INTERVAL_MS, ModelCallError } from './model-turn.ts';
 export { MODEL_PROVIDERS_ENV, type ProviderConfig } from './provider-config.ts';
@@ -26,7 +27,7 @@ export {
   SandboxQueueFullError,
 } from './sandbox.ts';
 export { hostToolSpecs } from './tool.ts';
-export type { ExecutorContext, ExecutorOptions, ExecutorRegistry, HostTool } from './types.ts';
+export type { ExecutorContext, ExecutorOptions, ExecutorRegistry, HostTool, HostToolContext } from './types.ts';
 
 type Executor<K extends StepCallKind> = (
   input: Extract<StepCall, { kind: K }>['input'],

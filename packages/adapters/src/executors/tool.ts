@@ -1,5 +1,6 @@
 /** The `tool` call: a TypeScript tool the host application registered by name. */
 import { type Json, NonRetryableError, type ToolCallInput, type ToolSpec, toJson } from '@weft/engine';
+import { idempotencyKey } from './idempotency.ts';
 import type { ExecutorContext, ExecutorDeps, HostTool } from './types.ts';
 
 export async function executeTool(input: ToolCallInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
@@ -12,7 +13,7 @@ export async function executeTool(input: ToolCallInput, ctx: ExecutorContext, de
     );
   }
   // Errors the tool throws propagate unchanged: the tool decides what is retryable.
-  const result = await tool.execute(input.args ?? null, { signal: ctx.signal });
+  const result = await tool.execute(input.args ?? null, { signal: ctx.signal, idempotencyKey: idempotencyKey(ctx) });
   try {
     return toJson(result);
   } catch (error) {

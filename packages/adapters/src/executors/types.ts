@@ -18,7 +18,20 @@ export interface HostTool {
   description: string;
   /** JSON Schema of the arguments. */
   parameters: JsonObject;
-  execute(args: Json, ctx: { signal: AbortSignal }): Promise<Json> | Json;
+  execute(args: Json, ctx: HostToolContext): Promise<Json> | Json;
+}
+
+/** What a host tool is told about its call. */
+export interface HostToolContext {
+  /** Aborted when the call times out or the run is cancelled. */
+  signal: AbortSignal;
+  /**
+   * The same on every attempt of this call (retries, and a re-execution after a crash) and
+   * different for every other call: derived from the run id and the checkpoint. Pass it to the
+   * service the tool changes (an `Idempotency-Key` header, a request id) so a repeat is dropped.
+   * A replay is a new run and gets new keys.
+   */
+  idempotencyKey: string;
 }
 
 export interface ExecutorOptions {

@@ -88,6 +88,11 @@ export interface HttpCallInput {
   url: string;
   headers: Record<string, string>;
   body?: Json;
+  /**
+   * Absent: the executor adds an `Idempotency-Key` header derived from the run id and the step
+   * path (unless `headers` has one). false: it sends none.
+   */
+  idempotencyKey?: false;
 }
 
 export interface HttpCallOutput {

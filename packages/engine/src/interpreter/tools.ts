@@ -56,6 +56,7 @@ function callFlowTool(tool: FlowTool, args: Json, id: string, ctx: StepContext):
       headers,
     };
     if (tool.http.body !== undefined) request.body = resolveValue(tool.http.body, scope);
+    if (tool.http.idempotencyKey === false) request.idempotencyKey = false;
     return ctx.host.run(id, { kind: 'http', input: request }, ctx.policy);
   }
   const ref = tool.flow === undefined ? undefined : parseFlowRef(tool.flow);

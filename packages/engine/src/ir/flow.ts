@@ -1,6 +1,7 @@
 /** The flow document (IR v1): the contract between editor, engine, adapters and export. */
 import { z } from 'zod';
 import { FORBIDDEN_PROPERTIES } from '../expr/limits.ts';
+import { idempotencyKeySchema } from '../steps/http.ts';
 import { stepSchema } from '../steps/registry.ts';
 import { flowIdSchema, jsonSchemaSchema, templateSchema, valueSchema } from './common.ts';
 
@@ -26,6 +27,8 @@ export const flowToolSchema = z.strictObject({
       url: templateSchema,
       headers: z.record(z.string(), templateSchema).optional(),
       body: valueSchema.optional(),
+      /** false: no `Idempotency-Key` header (as on the `http` step). */
+      idempotencyKey: idempotencyKeySchema.optional(),
     })
     .optional(),
 });

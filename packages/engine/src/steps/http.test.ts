@@ -38,6 +38,12 @@ describe('http schema', () => {
     ['an unknown method', { method: 'FETCH' }, 'steps[0].method', /expected one of "GET"\|"POST"/],
     ['a header that is not a string', { headers: { retries: 3 } }, 'steps[0].headers.retries', /expected string/],
     ['a url template that does not close', { url: 'https://x/{{ input.id' }, 'steps[0].url', /is not closed/],
+    [
+      'an idempotencyKey that is not a boolean',
+      { idempotencyKey: 'off' },
+      'steps[0].idempotencyKey',
+      /idempotencyKey must be true \(send an Idempotency-Key header, the default\) or false \(send none\)/,
+    ],
   ])('rejects %s', (_name, change, path, message) => {
     const issues = stepIssues({ id: 'h', type: 'http', url: 'https://x', ...change });
     expect(issues).toContainEqual({ stepId: 'h', path, message: expect.stringMatching(message) });
@@ -82,6 +88,20 @@ describe('http handler', () => {
       stepId: 'post',
       output: { status: 201, headers: { 'content-type': 'application/json' }, body: { echoed: post.body! } },
     });
+  });
+
+  it('hands the executor the opt-out from the Idempotency-Key header, and nothing when the step keeps it', async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([
+      { id: 'quiet', type: 'http', method: 'POST', url: 'https://x', idempotencyKey: false },
+      { id: 'keyed', type: 'http', method: 'POST', url: 'https://x', idempotencyKey: true },
+    ]);
+    await interpret(flow, null, host);
+    expect(calls.map((c) => c.call)).toEqual([
+      { kind: 'http', input: { method: 'POST', url: 'https://x', headers: {}, idempotencyKey: false } },
+      // Absent rather than true: the call hashes as it did before the field existed.
+      { kind: 'http', input: { method: 'POST', url: 'https://x', headers: {} } },
+    ]);
   });
 
   it('retries 3 times by default and passes the step timeout', async () => {

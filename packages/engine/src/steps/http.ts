@@ -19,6 +19,11 @@ import { baseStepShape, templateSchema, valueSchema } from '../ir/common.ts';
 import type { Json } from '../json.ts';
 import type { StepManifest } from './manifest.ts';
 
+/** The opt-out from the `Idempotency-Key` header, on the step and on a flow's http tools. */
+export const idempotencyKeySchema = z.boolean({
+  error: 'idempotencyKey must be true (send an Idempotency-Key header, the default) or false (send none)',
+});
+
 export const httpStepSchema = z.strictObject({
   ...baseStepShape,
   type: z.literal('http'),
@@ -26,6 +31,12 @@ export const httpStepSchema = z.strictObject({
   url: templateSchema,
   headers: z.record(z.string(), templateSchema).optional(),
   body: valueSchema.optional(),
+  /**
+   * Whether the request carries an `Idempotency-Key` header derived from the run and the step
+   * (the same on every attempt and after a crash, so the receiver can drop a repeat). Default
+   * true; false sends none (for a receiver that refuses unknown headers).
+   */
+  idempotencyKey: idempotencyKeySchema.optional(),
 });
 export type HttpStep = z.infer<typeof httpStepSchema>;
 
@@ -57,6 +68,9 @@ const httpHandler: StepHandler<HttpStep, HttpCallInput> = {
       headers,
     };
     if (step.body !== undefined) request.body = ctx.resolve(step.body);
+    // Only the opt-out is written down: a request without it hashes as it always did, so the
+    // seeds of runs recorded before the field existed still answer their calls.
+    if (step.idempotencyKey === false) request.idempotencyKey = false;
     return request;
   },
   redactInput(step, input, ctx) {
@@ -83,6 +97,7 @@ export const httpStep: StepManifest<HttpStep> = {
     url: { kind: 'template' },
     headers: { kind: 'template-record' },
     body: { kind: 'value' },
+    idempotencyKey: { kind: 'literal' },
   },
   editor: {
     label: 'HTTP',

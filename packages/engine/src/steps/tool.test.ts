@@ -112,6 +112,24 @@ describe('tool handler', () => {
     expect(output).toEqual({ status: 200, headers: {}, body: { url: 'https://api.example/Oslo' } });
   });
 
+  it("hands on an http tool's opt-out from the Idempotency-Key header", async () => {
+    const { host, calls } = setup();
+    const flow = testFlow([{ id: 'get', type: 'tool', tool: 'ping', args: {} }], {
+      tools: {
+        ping: {
+          description: 'Ping',
+          parameters: { type: 'object' },
+          http: { url: 'https://x', idempotencyKey: false },
+        },
+      },
+    });
+    await interpret(flow, null, host);
+    expect(calls[0]!.call).toEqual({
+      kind: 'http',
+      input: { method: 'GET', url: 'https://x', headers: {}, idempotencyKey: false },
+    });
+  });
+
   it('runs a flow tool backed by another flow as a child run with the args as its input', async () => {
     const { host, spawned, calls } = setup();
     const flow = testFlow([{ id: 'sub', type: 'tool', tool: 'triage', args: { ticket: '=input.t' } }], {
