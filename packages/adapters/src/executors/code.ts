@@ -6,11 +6,12 @@ import type { ExecutorContext, ExecutorDeps } from './types.ts';
 export async function executeCode(input: CodeCallInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
   const { pool, ...limits } = deps.sandbox;
   // The signal reaches the worker: a cancelled or timed-out step leaves the queue, or has its
-  // worker terminated, instead of running on to its own time limit.
+  // worker terminated, instead of running on to its own time limit. The run id gives the call
+  // its run's line in the pool's queue, so one run's map does not hold the others' steps.
   return runInSandbox(
     input.source,
     { args: input.args ?? null, input: input.input ?? null, steps: input.steps ?? {} },
     { ...limits, label: 'code step' },
-    { signal: ctx.signal, pool },
+    { signal: ctx.signal, pool, runId: ctx.runId },
   );
 }

@@ -5,10 +5,14 @@
  * alive) and stopped by close(). The main thread keeps a hard deadline on every call: QuickJS's
  * interrupt handler is only consulted between bytecodes, so one long native operation (a huge
  * `repeat`, `fill` or `JSON.stringify`) runs past it; the deadline terminates the worker.
+ *
+ * Calls wait in one line per run, served in turns (`fair-queue.ts`): one run's `map` of a
+ * thousand code steps does not hold another run's single step until it drains.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { NonRetryableError, WeftError } from '@weft/engine';
+import { FairQueue } from './fair-queue.ts';
 import {
   DEFAULT_SANDBOX_MEMORY_BYTES,
   type JobMessage,
@@ -22,9 +26,18 @@ import {
 const WORKER_URL = new URL('./sandbox-worker.ts', import.meta.url);
 const MiB = 1024 * 1024;
 
-/** One core is left to the event loop (HTTP, the runner's commits); eight bounds the memory. */
-export const DEFAULT_SANDBOX_WORKERS = Math.max(1, Math.min(8, availableParallelism() - 1));
-/** The widest a `map` may run (its `concurrency` maximum): one map step alone never overflows. */
+/**
+ * One core is left to the event loop (HTTP, the runner's commits); eight bounds the memory. At
+ * least two: with one, every code step of every run waited behind whichever ran (on a 2-core
+ * machine three maps of 20 steps of 900 ms took 55 s), and a second worker thread costs little
+ * even where it shares a core.
+ */
+export const DEFAULT_SANDBOX_WORKERS = Math.max(2, Math.min(8, availableParallelism() - 1));
+/**
+ * The widest a `map` may run (its `concurrency` maximum): one map step alone never overflows.
+ * Counted over every run; a run with no call waiting is let in line all the same, so a full
+ * queue refuses the runs that filled it, not the next one.
+ */
 export const DEFAULT_SANDBOX_MAX_QUEUE = 1000;
 /** The main thread's deadline comes this long after the time limit QuickJS enforces itself. */
 export const DEADLINE_GRACE_MS = 250;
@@ -45,7 +58,7 @@ export class SandboxClosedError extends WeftError {
 }
 
 export interface SandboxPoolOptions {
-  /** Worker threads, default DEFAULT_SANDBOX_WORKERS (the core count less one, 1–8). */
+  /** Worker threads, default DEFAULT_SANDBOX_WORKERS (the core count less one, 2–8). */
   size?: number;
   /** Calls that may wait for a busy worker, default DEFAULT_SANDBOX_MAX_QUEUE. */
   maxQueue?: number;
@@ -54,6 +67,8 @@ export interface SandboxPoolOptions {
 }
 
 interface Call {
+  /** Whose line the call waits in: its run's id ('' for a call of no run). */
+  owner: string;
   job: SandboxJob;
   signal: AbortSignal | undefined;
   resolve(json: string): void;
@@ -75,7 +90,7 @@ export class SandboxPool {
   readonly maxQueue: number;
   readonly #memoryBytes: number;
   readonly #slots = new Set<Slot>();
-  #queue: Call[] = [];
+  readonly #queue = new FairQueue<Call>();
   #nextId = 1;
   #started = 0;
 
@@ -85,17 +100,20 @@ export class SandboxPool {
     this.#memoryBytes = options.memoryBytes ?? DEFAULT_SANDBOX_MEMORY_BYTES;
   }
 
-  /** Runs a job; resolves with the JSON text of its result, rejects with the step's error. */
-  run(job: SandboxJob, signal?: AbortSignal): Promise<string> {
+  /**
+   * Runs a job; resolves with the JSON text of its result, rejects with the step's error.
+   * `owner` (a run id) chooses the line the call waits in: lines take turns for a free worker.
+   */
+  run(job: SandboxJob, signal?: AbortSignal, owner = ''): Promise<string> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#full()) return Promise.reject(this.#queueFull(job));
+    if (this.#full(owner)) return Promise.reject(this.#queueFull(job));
     return new Promise<string>((resolve, reject) => {
-      const call: Call = { job, signal, resolve, reject, onAbort: () => this.#abort(call) };
+      const call: Call = { owner, job, signal, resolve, reject, onAbort: () => this.#abort(call) };
       const idle = this.#idleSlot();
       if (idle) this.#dispatch(idle, call);
       else {
         signal?.addEventListener('abort', call.onAbort, { once: true });
-        this.#queue.push(call);
+        this.#queue.push(owner, call);
         this.#grow();
       }
     });
@@ -107,7 +125,7 @@ export class SandboxPool {
     return {
       workers: slots.length,
       busy: slots.filter((slot) => slot.call).length,
-      queued: this.#queue.length,
+      queued: this.#queue.size,
       started: this.#started,
     };
   }
@@ -118,21 +136,23 @@ export class SandboxPool {
    * keeps working after one of them closes).
    */
   close(): void {
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const call of queued) this.#reject(call, closedError(call.job));
+    for (const call of this.#queue.drain()) this.#reject(call, closedError(call.job));
     for (const slot of [...this.#slots]) this.#kill(slot, (call) => closedError(call.job));
   }
 
   /**
    * The queue holds `maxQueue` calls beyond those the workers starting, or still allowed to
-   * start, will take: a pool that has not grown to its size yet refuses nothing.
+   * start, will take: a pool that has not grown to its size yet refuses nothing. A run with no
+   * call waiting always gets in line (the queue then holds at most one more call per run), so
+   * the run that filled the queue is the one refused.
    */
-  #full(): boolean {
+  #full(owner: string): boolean {
     if (this.#idleSlot()) return false;
+    // maxQueue 0 means no call waits, not even a run's first.
+    if (this.maxQueue > 0 && this.#queue.waiting(owner) === 0) return false;
     const starting = [...this.#slots].filter((slot) => !slot.ready).length;
     const spare = this.size - this.#slots.size;
-    return this.#queue.length >= this.maxQueue + starting + spare;
+    return this.#queue.size >= this.maxQueue + starting + spare;
   }
 
   #idleSlot(): Slot | undefined {
@@ -167,7 +187,7 @@ export class SandboxPool {
   /** Starts workers for the waiting calls, up to the pool's size. */
   #grow(): void {
     const starting = [...this.#slots].filter((slot) => !slot.ready).length;
-    let wanted = Math.min(this.#queue.length - starting, this.size - this.#slots.size);
+    let wanted = Math.min(this.#queue.size - starting, this.size - this.#slots.size);
     for (; wanted > 0; wanted--) this.#spawn();
   }
 
@@ -233,9 +253,7 @@ export class SandboxPool {
 
   #abort(call: Call): void {
     const reason = call.signal?.reason ?? new NonRetryableError(`${call.job.label} was aborted`);
-    const queued = this.#queue.indexOf(call);
-    if (queued >= 0) {
-      this.#queue.splice(queued, 1);
+    if (this.#queue.remove(call.owner, call)) {
       this.#reject(call, reason);
       return;
     }
@@ -263,9 +281,7 @@ export class SandboxPool {
   }
 
   #failQueue(error: Error): void {
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const call of queued) {
+    for (const call of this.#queue.drain()) {
       this.#reject(call, new NonRetryableError(`${call.job.label}: the code sandbox did not start: ${error.message}`));
     }
   }

@@ -34,6 +34,8 @@ export interface SandboxRunOptions {
   signal?: AbortSignal;
   /** The workers to run on; default one pool shared by the process (idle workers never keep it alive). */
   pool?: SandboxPool;
+  /** The run the call belongs to: waiting calls of different runs take turns for a worker. */
+  runId?: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -72,7 +74,7 @@ export async function runInSandbox(
   }
   const argsJson = JSON.stringify(names.map((name) => globals[name] ?? null));
   const pool = options.pool ?? defaultPool();
-  const json = await pool.run({ source, names, argsJson, label, timeoutMs, memoryBytes }, signal);
+  const json = await pool.run({ source, names, argsJson, label, timeoutMs, memoryBytes }, signal, options.runId);
   try {
     return JSON.parse(json) as Json;
   } catch {
