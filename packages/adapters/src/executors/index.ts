@@ -4,6 +4,7 @@
  * JSON and returns plain JSON, and holds no state a retry on another machine would miss.
  */
 import { type Json, NonRetryableError, type StepCall, type StepCallKind } from '@weft/engine';
+import { checkSize, STEP_OUTPUT_LIMIT, sizeLimit } from '../limits.ts';
 import { executeCode } from './code.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, executeHttp } from './http.ts';
 import { ModelRegistry } from './model-registry.ts';
@@ -43,6 +44,12 @@ const executors: { [K in StepCallKind]: Executor<K> } = {
   http: executeHttp,
 };
 
+/** The value, or a SizeLimitError naming the step when its JSON is over the step output limit. */
+function checkedOutput(value: Json, stepId: string, deps: ExecutorDeps): Json {
+  checkSize(value, deps.maxOutputBytes, STEP_OUTPUT_LIMIT, `step '${stepId}' output`);
+  return value;
+}
+
 export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorRegistry {
   const env = options.env ?? process.env;
   // An invalid WEFT_MODEL_PROVIDERS or `models` throws here, when the server starts, not mid-run.
@@ -59,6 +66,7 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
       maxResponseBytes: options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
     sandbox: { ...limits, pool },
+    maxOutputBytes: options.maxStepOutputBytes ?? sizeLimit(STEP_OUTPUT_LIMIT, env),
   };
   return {
     // Not async: the executor's promise is handed on as is (an async wrapper would add turns to
@@ -71,7 +79,10 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
       // The map above is typed per kind; this one cast joins the union back up.
       const execute = executors[call.kind] as Executor<StepCallKind>;
       try {
-        return execute(call.input as never, ctx, deps);
+        // Every backend's results come back through here, so the step output limit holds on all.
+        // A code step's result is measured earlier, as the worker's JSON text (code.ts).
+        const output = execute(call.input as never, ctx, deps);
+        return call.kind === 'code' ? output : output.then((value) => checkedOutput(value, ctx.stepId, deps));
       } catch (error) {
         return Promise.reject(error);
       }

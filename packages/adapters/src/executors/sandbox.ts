@@ -36,6 +36,11 @@ export interface SandboxRunOptions {
   pool?: SandboxPool;
   /** The run the call belongs to: waiting calls of different runs take turns for a worker. */
   runId?: string;
+  /**
+   * Sees the result's JSON text before it is parsed; what it throws refuses the result unparsed
+   * (code.ts: the step output limit, so a huge result never costs a parse on this thread).
+   */
+  checkResult?: (json: string) => void;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -75,6 +80,7 @@ export async function runInSandbox(
   const argsJson = JSON.stringify(names.map((name) => globals[name] ?? null));
   const pool = options.pool ?? defaultPool();
   const json = await pool.run({ source, names, argsJson, label, timeoutMs, memoryBytes }, signal, options.runId);
+  options.checkResult?.(json);
   try {
     return JSON.parse(json) as Json;
   } catch {

@@ -61,6 +61,8 @@ export interface ExecutorOptions {
     /** Code calls that may wait for a worker; default 1000. Beyond it a call fails (retryably). */
     maxQueue?: number;
   };
+  /** Largest step result, in bytes of JSON; default WEFT_MAX_STEP_OUTPUT_BYTES, else 1 MiB. */
+  maxStepOutputBytes?: number;
 }
 
 /** Runs one checkpointed StepCall: plain JSON in, plain JSON out. */
@@ -77,4 +79,6 @@ export interface ExecutorDeps {
   models: ModelRegistry;
   http: { allowPrivateNetwork: boolean; maxResponseBytes: number };
   sandbox: { timeoutMs?: number; memoryBytes?: number; pool: SandboxPool };
+  /** The step output limit, in bytes of JSON (limits.ts). */
+  maxOutputBytes: number;
 }

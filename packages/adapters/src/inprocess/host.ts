@@ -25,6 +25,7 @@ import { isHandOffPoint } from '../backends/handoff.ts';
 import { childSeed, seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
+import { checkEventSize, type EventLimits, eventLimits } from '../limits.ts';
 import type { JournalEntry, RunHandoff, RunStore } from '../store/types.ts';
 import type { GroupCommitter } from './group-commit.ts';
 
@@ -44,6 +45,8 @@ export interface HostDeps {
   seed: ReadonlyMap<string, JournalEntry>;
   signal: AbortSignal;
   decide?: ApprovalDecider | undefined;
+  /** The event and run output size limits; default from the environment (limits.ts). */
+  limits?: EventLimits;
   /** Where this run leaves the in-process runner for a durable engine (inprocess/handoff.ts). */
   handoff?: RunHandoff | undefined;
   /** Runs a child flow to its end (or until it parks), with its part of the seed; provided by the runner. */
@@ -77,13 +80,20 @@ export class InProcessHost implements StepHost {
   /** The type of the step started at each id, for the hand-off point `first-tool-call`. */
   #stepTypes: Map<string, string> | undefined;
 
+  /** The event and run output limits (limits.ts), read once per execution. */
+  readonly #limits: EventLimits;
+
   constructor(deps: HostDeps) {
     this.#deps = deps;
+    this.#limits = deps.limits ?? eventLimits();
   }
 
   emit(given: RunEventInput): void {
     const event = seededEvent(given, this.#deps.seed, this.#reused);
     if (!event) return;
+    // Before anything holds it: the interpreter fails the step (or the runner the run) with the
+    // SizeLimitError, so an oversize value is never serialized into the store.
+    checkEventSize(event, this.#limits);
     // Only a hand-off point reads step types (a run in flight should not hold one per step).
     if (event.type === 'step.started' && this.#deps.handoff) {
       this.#stepTypes ??= new Map();
