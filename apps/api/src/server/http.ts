@@ -33,6 +33,7 @@ import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest'
 import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import { CHAT_PATH, chatHandler } from './chat/chat-http.ts';
+import { batchLimits, limitBatch } from './batch-limits.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -73,6 +74,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const webDist = options.webDist ?? resolveWebDist();
+  // Calls per tRPC batch and bytes of its answer (batch-limits.ts); a bad value stops the start.
+  const batch = batchLimits();
   /** The `Host` headers accepted (lower case), or null for any; set once listening. */
   let allowedHosts: Set<string> | null = null;
   let port = 0;
@@ -188,6 +191,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       routeChat(req, res, path);
       return;
     }
+    if (!limitBatch(req, res, path, batch, (status, code, message) => sendError(res, status, code, message))) return;
     if (req.method === 'POST') {
       withBody(req, res, path, (text) => {
         // tRPC parses a body it is handed instead of reading the stream again.

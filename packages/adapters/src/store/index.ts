@@ -7,6 +7,17 @@ import { openPostgresStore } from './postgres.ts';
 import { openSqliteStore } from './sqlite.ts';
 import type { RunStore } from './types.ts';
 
+export {
+  checkSize,
+  EVENT_LIMIT,
+  formatBytes,
+  jsonBytes,
+  RUN_OUTPUT_LIMIT,
+  type SizeLimit,
+  SizeLimitError,
+  STEP_OUTPUT_LIMIT,
+  sizeLimit,
+} from '../limits.ts';
 export { followRun, type NextOptions, RunFollower, waitForEnd } from './follow-run.ts';
 export { COMMITS_CHANNEL, FEED_APPLICATION_NAME } from './pg-feed.ts';
 export { openPostgresStore } from './postgres.ts';
