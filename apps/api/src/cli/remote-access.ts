@@ -9,6 +9,7 @@ import { isFinalStatus, type Json, type RunState } from '@weft/engine';
 import { readJsonFile } from './files.ts';
 import { CliError, EXIT, stderr } from './output.ts';
 import { connect, followRun, type Remote, remoteError } from './remote.ts';
+import { getFullRun } from './remote-pages.ts';
 import { type RunAccess, RunRefused } from './run-access.ts';
 
 export function openRemoteAccess(url: string, flowsDir?: string): RunAccess {
@@ -35,11 +36,11 @@ export function openRemoteAccess(url: string, flowsDir?: string): RunAccess {
 
     async approve(runId, stepId, decision) {
       const after = new Map<string, number>();
-      let current = await remote.call((c) => c.runs.get.query({ runId }));
+      let current = await getFullRun(remote, runId);
       after.set(current.run.id, current.state.seq);
       for (let depth = 0; current.run.parentRunId && depth < 64; depth++) {
         const parentId = current.run.parentRunId;
-        current = await remote.call((c) => c.runs.get.query({ runId: parentId }));
+        current = await getFullRun(remote, parentId);
         after.set(current.run.id, current.state.seq);
       }
       const decided = await remote.call((c) =>
@@ -59,7 +60,7 @@ export function openRemoteAccess(url: string, flowsDir?: string): RunAccess {
     },
 
     async resume(runId) {
-      const got = await remote.call((c) => c.runs.get.query({ runId }));
+      const got = await getFullRun(remote, runId);
       if (isFinalStatus(got.run.status))
         stderr.write(`run ${got.run.id} already ${got.run.status}; nothing to resume\n`);
       else await remote.call((c) => c.runs.resume.mutate({ runId: got.run.id }));
@@ -81,7 +82,7 @@ export function openRemoteAccess(url: string, flowsDir?: string): RunAccess {
     replay: (runId, request) => remote.call((c) => c.runs.replay.mutate({ runId, ...request })),
 
     async state(runId) {
-      const got = await remote.call((c) => c.runs.get.query({ runId }));
+      const got = await getFullRun(remote, runId);
       return { run: got.run, state: got.state as RunState };
     },
 

@@ -14,6 +14,7 @@ import { type CliDecider, osUser } from './approvals.ts';
 import { messageOf } from './context.ts';
 import { CliError, EXIT, formatDuration, plural, printJsonLine, redact, stderr } from './output.ts';
 import { ProgressRenderer } from './progress.ts';
+import { getFullRun } from './remote-pages.ts';
 import { replayFacts, treeStats } from './report.ts';
 import { shellQuote } from './tree.ts';
 
@@ -235,7 +236,7 @@ async function reportRemote(
   runIds: string[],
   options: { json: boolean; extra?: Record<string, Json> },
 ): Promise<number> {
-  const got = await Promise.all(runIds.map((runId) => remote.call((c) => c.runs.get.query({ runId }))));
+  const got = await Promise.all(runIds.map((runId) => getFullRun(remote, runId)));
   const root = got.find((g) => g.run.id === rootRunId)!.run;
   const states = [
     got.find((g) => g.run.id === rootRunId)!.state,

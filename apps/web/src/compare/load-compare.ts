@@ -5,6 +5,7 @@
  * over both documents, the older as A).
  */
 import { compareFlows, type Flow, isFinalStatus, type RunComparison } from '@weft/engine';
+import { getFullRun } from '../runs/full-run.ts';
 import { runMarks, versionMarks } from '../store/compare-view.ts';
 import type { EditorStore } from '../store/editor-store.ts';
 import { trpc } from '../trpc.ts';
@@ -17,8 +18,8 @@ export async function compareWithRun(store: EditorStore, otherRunId: string): Pr
   const run = store.getState().run;
   if (!run) throw new Error('open a run first');
   const [a, b, compared] = await Promise.all([
-    isFinalStatus(run.state.status) ? { state: run.state } : trpc.runs.get.query({ runId: run.runId }),
-    trpc.runs.get.query({ runId: otherRunId }),
+    isFinalStatus(run.state.status) ? { state: run.state } : getFullRun(run.runId),
+    getFullRun(otherRunId),
     trpc.runs.compare.query({ a: run.runId, b: otherRunId }),
   ]);
   if (!isFinalStatus(b.state.status)) throw new Error(`run ${otherRunId} is still ${b.state.status}`);

@@ -39,6 +39,7 @@ import {
 } from '@weft/engine';
 import { ZodRealError, z } from 'zod';
 import type { ApiContext } from '../context.ts';
+import { pageBudget, readEventPage } from '../run-pages.ts';
 import { searchInput, searchRunSummaries } from '../run-summaries.ts';
 import { procedure, router } from '../trpc.ts';
 
@@ -237,15 +238,19 @@ export const runsRouter = router({
         runId,
         after: z.number().int().nonnegative().optional(),
         limit: z.number().int().min(1).max(5000).optional(),
+        /** Bytes of events in the page, within WEFT_MAX_RUN_PAGE_BYTES (run-pages.ts); at least one event. */
+        maxBytes: z.number().int().min(1).optional(),
       }),
     )
     .query(async ({ ctx, input }) => {
       await requireRun(ctx, input.runId);
-      const limit = input.limit ?? 1000;
-      // One more than asked says whether there is a next page without a second query.
-      const events = await ctx.services.store.readEvents(input.runId, input.after ?? 0, limit + 1);
-      const page = events.slice(0, limit);
-      return { events: page, nextAfter: events.length > limit ? page.at(-1)!.seq : null };
+      return readEventPage(
+        ctx.services.store,
+        input.runId,
+        input.after ?? 0,
+        input.limit ?? 1000,
+        pageBudget(input.maxBytes),
+      );
     }),
 
   /** The state after event `seq` (0: before the first): the engine's reducer over the events up to it. */
@@ -269,12 +274,29 @@ export const runsRouter = router({
     return viaService(() => costsOfRun(state, run.fixtures));
   }),
 
-  get: procedure.input(z.object({ runId })).query(async ({ ctx, input }) => {
-    const run = await requireRun(ctx, input.runId);
-    const events = await ctx.services.store.readEvents(run.id);
-    const link = ctx.services.runs.link(run);
-    return { run: { ...publicRun(run), flow: run.flow, ...(link ? { link } : {}) }, state: runState(events) };
-  }),
+  /**
+   * The run and its state folded from the first page of its events (WEFT_MAX_RUN_PAGE_BYTES, or
+   * `maxBytes` if less): when `nextAfter` is not null the state is partial, and the rest of the
+   * events come from `eventsPage` after it (the CLI and the editor follow them: fullRunState).
+   */
+  get: procedure
+    .input(z.object({ runId, maxBytes: z.number().int().min(1).optional() }))
+    .query(async ({ ctx, input }) => {
+      const run = await requireRun(ctx, input.runId);
+      const page = await readEventPage(
+        ctx.services.store,
+        run.id,
+        0,
+        Number.POSITIVE_INFINITY,
+        pageBudget(input.maxBytes),
+      );
+      const link = ctx.services.runs.link(run);
+      return {
+        run: { ...publicRun(run), flow: run.flow, ...(link ? { link } : {}) },
+        state: runState(page.events),
+        nextAfter: page.nextAfter,
+      };
+    }),
 
   cancel: procedure.input(z.object({ runId })).mutation(async ({ ctx, input }) => {
     await requireRun(ctx, input.runId);

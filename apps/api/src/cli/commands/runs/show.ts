@@ -23,6 +23,7 @@ import {
   UsageError,
 } from '../../output.ts';
 import { collectEvents, connect, SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
+import { getFullRun } from '../../remote-pages.ts';
 import { approveCommand, getRunOrFail, pendingApprovals, runTree, shellQuote } from '../../tree.ts';
 import { colourStatus } from './list.ts';
 import { checkPosition, printStateAt, printTimeline, remoteEvents } from './show-debug.ts';
@@ -261,7 +262,7 @@ async function showRemoteView(server: string, runId: string, view: Exclude<View,
 /** `show --server`: runs.get (record + folded state) and the events replayed over the subscription. */
 async function showRemote(server: string, runId: string, json: boolean): Promise<number> {
   const remote = connect(server);
-  const { run, state } = await remote.call((c) => c.runs.get.query({ runId }));
+  const { run, state } = await getFullRun(remote, runId);
   const events = await collectEvents(remote, run.id);
   const waiting = (await remote.call((c) => c.approvals.list.query({ runId: run.id }))).map((a) => ({
     runId: a.runId,
