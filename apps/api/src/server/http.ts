@@ -32,6 +32,7 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest';
 import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
+import { batchLimits, limitBatch } from './batch-limits.ts';
 import { CHAT_PATH, chatHandler } from './chat/chat-http.ts';
 import { batchLimits, limitBatch } from './batch-limits.ts';
 import type { ApiContext } from './context.ts';
@@ -74,6 +75,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const webDist = options.webDist ?? resolveWebDist();
+  // Calls per tRPC batch and bytes of its answer (batch-limits.ts); a bad value stops the start.
+  const batch = batchLimits();
   // Calls per tRPC batch and bytes of its answer (batch-limits.ts); a bad value stops the start.
   const batch = batchLimits();
   /** The `Host` headers accepted (lower case), or null for any; set once listening. */
@@ -191,6 +194,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       routeChat(req, res, path);
       return;
     }
+    if (!limitBatch(req, res, path, batch, (status, code, message) => sendError(res, status, code, message))) return;
     if (!limitBatch(req, res, path, batch, (status, code, message) => sendError(res, status, code, message))) return;
     if (req.method === 'POST') {
       withBody(req, res, path, (text) => {

@@ -15,7 +15,7 @@ export const RUN_PAGE_LIMIT: SizeLimit = {
   defaultBytes: 1024 * 1024,
 };
 
-/** Events read from the store at a time while a page fills. */
+/** Events read from the store at a time while a page fills (a larger read parses more commit rows past the page). */
 const CHUNK = 32;
 
 export interface EventPage {
