@@ -34,7 +34,6 @@ import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/en
 import { checkBearer, isLoopback, userLabel } from './auth.ts';
 import { batchLimits, limitBatch } from './batch-limits.ts';
 import { CHAT_PATH, chatHandler } from './chat/chat-http.ts';
-import { batchLimits, limitBatch } from './batch-limits.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -75,8 +74,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const webOrigin = options.webOrigin ? new URL(options.webOrigin).origin : null;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const webDist = options.webDist ?? resolveWebDist();
-  // Calls per tRPC batch and bytes of its answer (batch-limits.ts); a bad value stops the start.
-  const batch = batchLimits();
   // Calls per tRPC batch and bytes of its answer (batch-limits.ts); a bad value stops the start.
   const batch = batchLimits();
   /** The `Host` headers accepted (lower case), or null for any; set once listening. */
@@ -194,7 +191,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       routeChat(req, res, path);
       return;
     }
-    if (!limitBatch(req, res, path, batch, (status, code, message) => sendError(res, status, code, message))) return;
     if (!limitBatch(req, res, path, batch, (status, code, message) => sendError(res, status, code, message))) return;
     if (req.method === 'POST') {
       withBody(req, res, path, (text) => {
