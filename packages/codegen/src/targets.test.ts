@@ -91,7 +91,10 @@ describe('retry policies', () => {
     expectIn(out, "durable.http('submit', 'submit', {method: 'POST'");
     expectIn(out, "durable.code('plain', 'DEFAULT', 'plainCode', {}, input, steps)");
     expectIn(out, 'retries: 3');
-    expectIn(out, 'step.run(id, () => withPolicy(policy, attempt, (signal) => httpRequest(request, signal)))');
+    expectIn(
+      out,
+      'step.run(id, () => withPolicy(policy, attempt, (signal) => httpRequest(request, { runId, stepId: id }, signal)))',
+    );
     expectIn(out, 'throw new RetryAfterError(message, Math.min(delay, policy.maxDelayMs), {cause: error});');
   });
 
@@ -105,7 +108,10 @@ describe('retry policies', () => {
       out,
       "DEFAULT: proxyActivities<typeof activities>({startToCloseTimeout: '1 hour', retry: {maximumAttempts: 1, initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 60000}})",
     );
-    expectIn(out, 'http: (_id, policy, request) => CALLS[policy].httpRequest(request),');
+    expectIn(
+      out,
+      'http: (id, policy, request) => CALLS[policy].httpRequest(request, { runId: workflowInfo().runId, stepId: id }),',
+    );
     expectIn(out, 'export async function plainCode(args: any, input: any, steps: any): Promise<any> {');
   });
 

@@ -47,9 +47,11 @@ export function sdkProviders(module: DurableModule): string[] {
 
 /** Import lines the executors need (besides the target's own). */
 export function executorImports(module: DurableModule): string[] {
+  const crypto = module.uses.has('http') ? ["import { createHash } from 'node:crypto';"] : [];
   const providers = sdkProviders(module);
-  if (!module.uses.has('modelTurn') || providers.length === 0) return [];
+  if (!module.uses.has('modelTurn') || providers.length === 0) return crypto;
   return [
+    ...crypto,
     "import { APICallError, generateText, jsonSchema, type JSONSchema7, type LanguageModel, type ModelMessage, Output, stepCountIs, type Tool, tool } from 'ai';",
     ...providers.map(
       (provider) => `import { ${PROVIDERS[provider]!.imports} } from ${stringLiteral(PROVIDERS[provider]!.module)};`,
@@ -220,11 +222,19 @@ function httpSource(x: string, signal: string): string {
   return `/** Header names that carry a credential (Weft's own rule, written out). */
 const CREDENTIAL_HEADER = ${CREDENTIAL_NAME};
 
-/** One HTTP request. Non-2xx responses are results (the flow decides); a JSON body is parsed. */
-${x}async function httpRequest(request: HttpRequest, ${signal}): Promise<HttpResponse> {
+/**
+ * One HTTP request. Non-2xx responses are results (the flow decides); a JSON body is parsed.
+ * \`call\` names the checkpoint: its Idempotency-Key (the IETF draft's header) is the SHA-256 of
+ * the engine's run id and the step path, the same on every attempt, so a receiver can act once.
+ */
+${x}async function httpRequest(request: HttpRequest, call: { runId: string; stepId: string }, ${signal}): Promise<HttpResponse> {
   const method = (request.method || 'GET').toUpperCase();
   const headers = new Headers(request.headers);
   for (const [name, variable] of Object.entries(request.secretHeaders ?? {})) headers.set(name, process.env[variable] ?? '');
+  if (request.idempotencyKey !== false && !headers.has('idempotency-key')) {
+    const key = createHash('sha256').update(\`\${call.runId}\\u0000\${call.stepId}\`).digest('base64url');
+    headers.set('idempotency-key', \`"\${key}"\`);
+  }
   let body: string | undefined;
   if (request.body !== undefined && request.body !== null) {
     if (method === 'GET' || method === 'HEAD') throw nonRetryable(\`http \${method} request cannot have a body\`);

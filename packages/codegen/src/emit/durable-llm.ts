@@ -131,6 +131,7 @@ export function toolsSource(module: DurableModule): string {
       fields.push(`headers: {${headers.length === 0 ? '' : ` ${headers.join(', ')} `}}`);
       if (secret.length > 0) fields.push(`secretHeaders: { ${secret.join(', ')} }`);
       if (tool.http.body !== undefined) fields.push(`body: ${needs.value(tool.http.body)}`);
+      if (tool.http.idempotencyKey === false) fields.push('idempotencyKey: false');
       call = `durable.http(id, policy, { ${fields.join(', ')} })`;
     } else {
       call = `durable.spawn(id, ${stringLiteral(module.toolFlow(name))}, args)`;

@@ -66,6 +66,8 @@ ${x}interface ModelTurn {
   /** Header name → environment variable: credentials are read where the request is made. */
   secretHeaders?: Record<string, string>;
   body?: any;
+  /** false: no Idempotency-Key header (the step opted out). */
+  idempotencyKey?: false;
 }
 
 ${x}interface HttpResponse {

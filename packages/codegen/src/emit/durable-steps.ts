@@ -173,6 +173,7 @@ function emitStep(step: Step, module: DurableModule, place: Place): string {
       fields.push(`headers: {${headers.length === 0 ? '' : ` ${headers.join(', ')} `}}`);
       if (secret.length > 0) fields.push(`secretHeaders: { ${secret.join(', ')} }`);
       if (step.body !== undefined) fields.push(`body: ${needs.value(step.body)}`);
+      if (step.idempotencyKey === false) fields.push('idempotencyKey: false');
       const call = `durable.http(${id}, ${stringLiteral(module.policy(step))}, { ${fields.join(', ')} })`;
       return store(step, `await ${call}`);
     }

@@ -84,7 +84,7 @@ export const ${name} = inngest.createFunction(
     // The most attempts any step allows; withPolicy stops each step at its own count.
     retries: ${Math.min(20, maxAttempts - 1)},
   },
-  async ({ event, step, attempt${module.uses.has('approval') ? ', runId' : ''} }) => {
+  async ({ event, step, attempt${module.uses.has('approval') || module.uses.has('http') ? ', runId' : ''} }) => {
     // Each durable operation of the flow as Inngest steps.
     const durable: Durable = {
 ${ops.join('\n')}
@@ -141,7 +141,10 @@ function inngestOps(
   const run = (call: string) => `step.run(id, () => withPolicy(policy, attempt, ${call})) as Promise<any>`;
   if (uses.has('modelTurn'))
     ops.push(`modelTurn: (id, policy, request) => ${run('(signal) => modelTurn(request, signal)')},`);
-  if (uses.has('http')) ops.push(`http: (id, policy, request) => ${run('(signal) => httpRequest(request, signal)')},`);
+  if (uses.has('http'))
+    ops.push(
+      `http: (id, policy, request) => ${run('(signal) => httpRequest(request, { runId, stepId: id }, signal)')},`,
+    );
   if (uses.has('code')) {
     const names = [...codeNames];
     moduleLevel.push(

@@ -38,7 +38,9 @@ export function temporalFiles(flow: Flow, options: ExportOptions = {}): ExportFi
   if (module.policies.size > 0) fromWorkflow.push('proxyActivities');
   if (uses.has('approval')) fromWorkflow.push('condition', 'defineQuery', 'defineSignal', 'setHandler');
   if (uses.has('sleep')) fromWorkflow.push('sleep');
-  if (uses.has('spawn')) fromWorkflow.push('executeChild', 'workflowInfo');
+  if (uses.has('spawn')) fromWorkflow.push('executeChild');
+  // The run's id keys an http call's Idempotency-Key; a child's workflow id derives from it.
+  if (uses.has('spawn') || uses.has('http')) fromWorkflow.push('workflowInfo');
   const callTypeNames = ['Policy'];
   if (uses.has('modelTurn')) callTypeNames.push('ModelTurn', 'ModelTurnRequest', 'Usage');
   if (uses.has('modelTurn') || module.toolNames.size > 0) callTypeNames.push('ToolSpec');
@@ -150,7 +152,10 @@ ${entries.join('\n')}
 function temporalOps(uses: ReadonlySet<string>): string[] {
   const ops: string[] = [];
   if (uses.has('modelTurn')) ops.push('modelTurn: (_id, policy, request) => CALLS[policy].modelTurn(request),');
-  if (uses.has('http')) ops.push('http: (_id, policy, request) => CALLS[policy].httpRequest(request),');
+  if (uses.has('http'))
+    ops.push(
+      'http: (id, policy, request) => CALLS[policy].httpRequest(request, { runId: workflowInfo().runId, stepId: id }),',
+    );
   if (uses.has('code'))
     ops.push('code: (_id, policy, name, args, input, steps) => CALLS[policy][name](args, input, steps),');
   if (uses.has('hostTool')) ops.push('hostTool: (_id, policy, name, args) => CALLS[policy].hostTool(name, args),');

@@ -90,6 +90,7 @@ function emitConfig(step: Step, emitter: StepEmitter): string {
         'body',
         opt(step.body, (v) => needs.value(v)),
       );
+      field('idempotencyKey', opt(step.idempotencyKey, jsonLiteral));
       break;
     case 'transform':
       field('value', needs.value(step.value));
