@@ -1,7 +1,8 @@
 import { lazy, type ReactNode, Suspense } from 'react';
-import { hrefOf, useRoute } from './components/route.ts';
+import { hrefOf, type Route, useRoute } from './components/route.ts';
+import { ScreenBoundary, ScreenProblem } from './components/ScreenBoundary.tsx';
 import { ToastProvider } from './components/Toasts.tsx';
-import { useTheme } from './components/theme.ts';
+import { type Theme, useTheme } from './components/theme.ts';
 import { EditorScreen } from './screens/EditorScreen.tsx';
 
 // The chat screen brings the AI SDK with it: its own chunk, loaded when a chat is opened. The
@@ -50,27 +51,74 @@ export function App() {
             {theme === 'dark' ? '☀ Light' : '☾ Dark'}
           </button>
         </header>
-        {route.screen === 'list' ? (
-          <Loading>
-            <FlowListScreen />
-          </Loading>
-        ) : route.screen === 'runs' ? (
-          <Loading>
-            <RunsScreen filters={route.filters} />
-          </Loading>
-        ) : route.screen === 'chat' ? (
-          <Loading>
-            <ChatScreen key={route.flowId} flowId={route.flowId} chatId={route.chatId} />
-          </Loading>
-        ) : route.screen === 'run' ? (
-          // EditorScreen looks the run up (`runs.get`) and draws the flow version it ran; another
-          // permalink of the same run moves the view without rebuilding it (one key for all runs:
-          // EditorScreen keys its store by run).
-          <EditorScreen key="run" runId={route.runId} at={route.at} step={route.step} theme={theme} />
-        ) : (
-          <EditorScreen key={route.flowId} flowId={route.flowId} theme={theme} />
-        )}
+        {/* Keyed as the screens are (the run view is one screen for every run); any change of
+            address clears an error, so a way out is never more than a link away. */}
+        <ScreenBoundary key={boundaryKey(route)} resetKey={hrefOf(route)} screen={screenName(route)}>
+          <Screen route={route} theme={theme} />
+        </ScreenBoundary>
       </div>
     </ToastProvider>
   );
+}
+
+function Screen({ route, theme }: { route: Route; theme: Theme }) {
+  switch (route.screen) {
+    case 'list':
+      return (
+        <Loading>
+          <FlowListScreen />
+        </Loading>
+      );
+    case 'runs':
+      return (
+        <Loading>
+          <RunsScreen filters={route.filters} />
+        </Loading>
+      );
+    case 'chat':
+      return (
+        <Loading>
+          <ChatScreen key={route.flowId} flowId={route.flowId} chatId={route.chatId} />
+        </Loading>
+      );
+    case 'run':
+      // EditorScreen looks the run up (`runs.get`) and draws the flow version it ran; another
+      // permalink of the same run moves the view without rebuilding it (one key for all runs:
+      // EditorScreen keys its store by run).
+      return <EditorScreen key="run" runId={route.runId} at={route.at} step={route.step} theme={theme} />;
+    case 'editor':
+      return <EditorScreen key={route.flowId} flowId={route.flowId} theme={theme} />;
+    case 'not-found':
+      return <ScreenProblem title="This address leads nowhere" detail={route.reason} />;
+  }
+}
+
+function screenName(route: Route): string {
+  switch (route.screen) {
+    case 'list':
+      return 'the flow list';
+    case 'runs':
+      return 'the runs screen';
+    case 'chat':
+      return 'the chat';
+    case 'run':
+      return 'the run view';
+    case 'editor':
+      return 'the editor';
+    case 'not-found':
+      return 'this page';
+  }
+}
+
+function boundaryKey(route: Route): string {
+  switch (route.screen) {
+    case 'editor':
+    case 'chat':
+      return `${route.screen}:${route.flowId}`;
+    case 'list':
+    case 'runs':
+    case 'run':
+    case 'not-found':
+      return route.screen;
+  }
 }

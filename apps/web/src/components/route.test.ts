@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { runHref } from '../run-view/permalink.ts';
-import { hrefOf, parseFilters, parseRoute, parseView, queryOfFilters, type Route, resolveSince } from './route.ts';
+import {
+  decodeName,
+  hrefOf,
+  parseFilters,
+  parseRoute,
+  parseView,
+  queryOfFilters,
+  type Route,
+  resolveSince,
+} from './route.ts';
 
 describe('the runs routes', () => {
   it('reads the runs screen with its filters', () => {
@@ -123,5 +132,32 @@ describe('the runs routes', () => {
     expect(resolveSince('7d', now)).toBe(now - 7 * 86_400_000);
     expect(resolveSince(123, now)).toBe(123);
     expect(resolveSince(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('an address with malformed percent-encoding', () => {
+  it('is the not-found screen with the reason, not an exception', () => {
+    // `decodeURIComponent('%E0%A4%A')` throws URIError: read by every screen, it blanked the app.
+    for (const [hash, what, name] of [
+      ['#/runs/%E0%A4%A', 'run id', '%E0%A4%A'],
+      ['#/runs/%E0%A4%A?at=3', 'run id', '%E0%A4%A'],
+      ['#/flows/%', 'flow id', '%'],
+      ['#/flows/ok/runs/%ZZ', 'run id', '%ZZ'],
+      ['#/chat/%E0', 'flow id', '%E0'],
+      ['#/chat/f/%E0%A4', 'chat id', '%E0%A4'],
+    ] as const) {
+      expect(parseRoute(hash), hash).toEqual({
+        screen: 'not-found',
+        hash,
+        reason: `the ${what} “${name}” is not valid percent-encoding`,
+      });
+    }
+  });
+
+  it('links back to itself, and well-formed escapes still decode', () => {
+    expect(hrefOf(parseRoute('#/runs/%E0%A4%A'))).toBe('#/runs/%E0%A4%A');
+    expect(parseRoute('#/runs/%E0%A4%A4')).toEqual({ screen: 'run', runId: '\u0924' });
+    expect(decodeName('%E0%A4%A')).toBeUndefined();
+    expect(decodeName('a%20b')).toBe('a b');
   });
 });

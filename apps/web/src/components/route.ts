@@ -10,6 +10,10 @@
  *   selected step);
  * - `#/chat/<flowId>` a new conversation with a flow, `#/chat/<flowId>/<chatId>` one conversation.
  *
+ * An address whose names cannot be decoded (`#/runs/%E0%A4%A`: a cut percent-escape, typed or
+ * pasted) is the `not-found` screen with the reason, never an exception: a throw here would blank
+ * the whole app, since every screen reads the route.
+ *
  * `hrefOf` is the one place these addresses are written; link to screens through it.
  */
 import { RUN_STATUSES, type RunStatus } from '@weft/engine';
@@ -47,7 +51,8 @@ export type Route =
   | { screen: 'editor'; flowId: string; runId?: string | undefined; view?: CanvasView | undefined }
   | { screen: 'runs'; filters: RunFilters }
   | { screen: 'run'; runId: string; at?: number | undefined; step?: string | undefined }
-  | { screen: 'chat'; flowId: string; chatId?: string | undefined };
+  | { screen: 'chat'; flowId: string; chatId?: string | undefined }
+  | { screen: 'not-found'; hash: string; reason: string };
 
 const RELATIVE = /^(\d{1,6})([mhd])$/;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -114,13 +119,39 @@ export function queryOfFilters(filters: RunFilters): string {
   return params.toString();
 }
 
+/** A name from the address, or undefined when its percent-escapes are malformed (`%E0%A4%A`). */
+export function decodeName(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
+class UndecodableAddress extends Error {}
+
+function nameOf(encoded: string, what: string): string {
+  const name = decodeName(encoded);
+  if (name === undefined) throw new UndecodableAddress(`the ${what} “${encoded}” is not valid percent-encoding`);
+  return name;
+}
+
 export function parseRoute(hash: string): Route {
+  try {
+    return parseKnownRoute(hash);
+  } catch (error) {
+    if (!(error instanceof UndecodableAddress)) throw error;
+    return { screen: 'not-found', hash, reason: error.message };
+  }
+}
+
+function parseKnownRoute(hash: string): Route {
   const runs = /^#\/runs(?:\/([^/?]+))?\/?(?:\?(.*))?$/.exec(hash);
   if (runs) {
     const query = runs[2] ?? '';
     if (!runs[1]) return { screen: 'runs', filters: parseFilters(query) };
     const params = new URLSearchParams(query);
-    const route: Route = { screen: 'run', runId: decodeURIComponent(runs[1]) };
+    const route: Route = { screen: 'run', runId: nameOf(runs[1], 'run id') };
     const at = params.get('at');
     if (at && /^\d+$/.test(at)) route.at = Number(at);
     const step = params.get('step');
@@ -129,13 +160,13 @@ export function parseRoute(hash: string): Route {
   }
   const chat = /^#\/chat\/([^/?]+)(?:\/([^/?]+))?\/?$/.exec(hash);
   if (chat?.[1]) {
-    const flowId = decodeURIComponent(chat[1]);
-    return chat[2] ? { screen: 'chat', flowId, chatId: decodeURIComponent(chat[2]) } : { screen: 'chat', flowId };
+    const flowId = nameOf(chat[1], 'flow id');
+    return chat[2] ? { screen: 'chat', flowId, chatId: nameOf(chat[2], 'chat id') } : { screen: 'chat', flowId };
   }
   const match = /^#\/flows\/([^/?]+)(?:\/runs\/([^/?]+))?\/?(?:\?(.*))?$/.exec(hash);
   if (!match?.[1]) return { screen: 'list' };
-  const flowId = decodeURIComponent(match[1]);
-  if (match[2]) return { screen: 'editor', flowId, runId: decodeURIComponent(match[2]) };
+  const flowId = nameOf(match[1], 'flow id');
+  if (match[2]) return { screen: 'editor', flowId, runId: nameOf(match[2], 'run id') };
   const view = parseView(new URLSearchParams(match[3] ?? '').get('view'));
   return view ? { screen: 'editor', flowId, view } : { screen: 'editor', flowId };
 }
@@ -203,6 +234,8 @@ export function hrefOf(route: Route): string {
       const base = `#/chat/${encodeURIComponent(route.flowId)}`;
       return route.chatId ? `${base}/${encodeURIComponent(route.chatId)}` : base;
     }
+    case 'not-found':
+      return route.hash;
   }
 }
 
