@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseFileName, listCaseFiles, runCaseFiles, writeCaseFile } from './case-files.ts';
+import { CaseFileCollisionError, caseFileName, listCaseFiles, runCaseFiles, writeCaseFile } from './case-files.ts';
 import { formatTestCase, type TestCase } from './case-format.ts';
 import { caseFromRun } from './case-from-run.ts';
 import type { CaseResult } from './run-case.ts';
@@ -35,6 +35,32 @@ describe('case files', () => {
     expect(await writeCaseFile(path, saved)).toEqual({ replaced: false });
     expect(await readFile(path, 'utf8')).toBe(formatTestCase(saved));
     expect(await writeCaseFile(path, saved)).toEqual({ replaced: true });
+  });
+
+  it('refuse to overwrite a different case that maps to the same file, unless asked', async () => {
+    // Two names, one slug: `Tea for two!` and `tea for two` are both pricing-tea-for-two.json.
+    const first = { ...saved, name: 'Tea for two!' };
+    const second = { ...saved, name: 'tea for two', input: { item: 'tea', qty: 2 } };
+    const file = caseFileName('pricing', second.name, 'run_x');
+    expect(file).toBe(caseFileName('pricing', first.name, 'run_x'));
+    const path = join(dir, 'collide', file);
+    await writeCaseFile(path, first);
+    await expect(writeCaseFile(path, second)).rejects.toThrow(
+      new CaseFileCollisionError(path, 'tea for two', 'Tea for two!'),
+    );
+    expect(String(new CaseFileCollisionError(path, 'tea for two', 'Tea for two!').message)).toBe(
+      `test 'tea for two' would overwrite test 'Tea for two!' in ${path} (both names give that file): ` +
+        'choose another name, or pass overwrite (--force) to replace it',
+    );
+    expect(await readFile(path, 'utf8')).toBe(formatTestCase(first));
+    // A file that is not a case is not overwritten either.
+    const stray = join(dir, 'collide', 'pricing-notes.json');
+    await writeFile(stray, 'my notes');
+    await expect(writeCaseFile(stray, second)).rejects.toThrow(/not a valid test case: pass overwrite/);
+    expect(await readFile(stray, 'utf8')).toBe('my notes');
+    // Asked to: replaced.
+    expect(await writeCaseFile(path, second, { overwrite: true })).toEqual({ replaced: true });
+    expect(await readFile(path, 'utf8')).toBe(formatTestCase(second));
   });
 
   it('run one after another, an invalid file being a result with its error', async () => {

@@ -57,17 +57,69 @@ export async function loadCaseFile(path: string, label = path): Promise<TestCase
   return readTestCase(text, label);
 }
 
-/** Writes a case (creating its folder); says whether a case was there before. */
-export async function writeCaseFile(path: string, testCase: TestCase): Promise<{ replaced: boolean }> {
+/**
+ * A case file already holds a different case: two names can slug to one file (`Happy path!` and
+ * `happy path`), and writing would silently lose the other case.
+ */
+export class CaseFileCollisionError extends Error {
+  readonly path: string;
+  readonly caseName: string;
+  /** The name of the case in the file, or undefined when the file is not a readable case. */
+  readonly existingName: string | undefined;
+
+  constructor(path: string, name: string, existingName: string | undefined) {
+    super(
+      existingName === undefined
+        ? `test '${name}' would overwrite ${path}, which is not a valid test case: pass overwrite (--force) to replace it`
+        : `test '${name}' would overwrite test '${existingName}' in ${path} (both names give that file): ` +
+            'choose another name, or pass overwrite (--force) to replace it',
+    );
+    this.name = 'CaseFileCollisionError';
+    this.path = path;
+    this.caseName = name;
+    this.existingName = existingName;
+  }
+}
+
+/**
+ * Writes a case (creating its folder); says whether a case was there before. A file holding the
+ * same case name is replaced (saving a case again); one holding another case, or something that
+ * is not a case, is refused with `CaseFileCollisionError` unless `overwrite` is set.
+ */
+export async function writeCaseFile(
+  path: string,
+  testCase: TestCase,
+  options: { overwrite?: boolean } = {},
+): Promise<{ replaced: boolean }> {
   await mkdir(dirname(path), { recursive: true });
-  let replaced = true;
+  let existing: string;
   try {
-    await readFile(path);
-  } catch {
-    replaced = false;
+    existing = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // `wx`: a case written by someone else since the read is refused, not overwritten.
+    try {
+      await writeFile(path, formatTestCase(testCase), { flag: options.overwrite ? 'w' : 'wx' });
+    } catch (raced) {
+      if ((raced as NodeJS.ErrnoException).code === 'EEXIST') return writeCaseFile(path, testCase, options);
+      throw raced;
+    }
+    return { replaced: false };
+  }
+  if (!options.overwrite) {
+    const existingName = nameOfCase(existing, path);
+    if (existingName !== testCase.name) throw new CaseFileCollisionError(path, testCase.name, existingName);
   }
   await writeFile(path, formatTestCase(testCase));
-  return { replaced };
+  return { replaced: true };
+}
+
+function nameOfCase(text: string, path: string): string | undefined {
+  try {
+    return readTestCase(text, path).name;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface RunFilesOptions extends Omit<RunCaseOptions, 'file'> {

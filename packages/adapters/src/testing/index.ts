@@ -5,6 +5,7 @@
  */
 
 export {
+  CaseFileCollisionError,
   caseFileName,
   DEFAULT_TESTS_DIR,
   listCaseFiles,

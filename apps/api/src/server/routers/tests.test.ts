@@ -89,6 +89,23 @@ describe('tests router', () => {
     ]);
   });
 
+  it('refuses to overwrite another case that maps to the same file, unless asked', async () => {
+    const api = server.caller();
+    const runId = await completedRun();
+    await api.tests.save({ runId, name: 'Same file' });
+    // `same file!` slugs to the same file as `Same file`.
+    const clash = await refusal(api.tests.save({ runId, name: 'same file!' }));
+    expect(clash.code).toBe('CONFLICT');
+    expect(clash.message).toBe(
+      "test 'same file!' would overwrite test 'Same file' in quote-same-file.json (both names give that file): " +
+        'choose another name, or pass overwrite (--force) to replace it',
+    );
+    expect((await api.tests.list()).find((listed) => listed.file === 'quote-same-file.json')?.name).toBe('Same file');
+    const replaced = await api.tests.save({ runId, name: 'same file!', overwrite: true });
+    expect(replaced).toMatchObject({ file: 'quote-same-file.json', replaced: true });
+    expect((await api.tests.list()).find((listed) => listed.file === 'quote-same-file.json')?.name).toBe('same file!');
+  });
+
   it('fails a case once the flow changes, with its first difference', async () => {
     const api = server.caller();
     await api.tests.save({ runId: await completedRun(), match: ['output'] });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { TRPCError } from '@trpc/server';
 import { UnknownRunError } from '@weft/adapters/inprocess';
 import {
+  CaseFileCollisionError,
   type CaseResult,
   caseFileName,
   caseFromRun,
@@ -56,12 +57,24 @@ export interface CaseSummary {
 }
 
 export const testsRouter = router({
-  /** Saves the run as a case file; `replaced` when a case of that name was there. */
-  save: procedure.input(saveInput).mutation(async ({ ctx, input }) => {
+  /**
+   * Saves the run as a case file; `replaced` when a case of that name was there. A file holding
+   * another case (two names can give one file) is refused with CONFLICT unless `overwrite`.
+   */
+  save: procedure.input(saveInput.extend({ overwrite: z.boolean().optional() })).mutation(async ({ ctx, input }) => {
     const testCase = await build(ctx, input);
     const file = caseFileName(testCase.flow.id, input.name, input.runId);
-    const { replaced } = await writeCaseFile(join(ctx.services.testsDir, file), testCase);
-    return { file, case: testCase, replaced };
+    try {
+      const written = await writeCaseFile(join(ctx.services.testsDir, file), testCase, {
+        overwrite: input.overwrite === true,
+      });
+      return { file, case: testCase, replaced: written.replaced };
+    } catch (error) {
+      if (!(error instanceof CaseFileCollisionError)) throw error;
+      // The message names the folder's file only, not the server's path to it.
+      const message = error.message.replace(error.path, file);
+      throw new TRPCError({ code: 'CONFLICT', message, cause: error });
+    }
   }),
 
   /** The case `save` would write, and the file name it would write it to; nothing is written. */

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { UnknownRunError } from '@weft/adapters/inprocess';
 import {
+  CaseFileCollisionError,
   caseFileName,
   caseFromRun,
   DEFAULT_TESTS_DIR,
@@ -35,6 +36,8 @@ Options:
                        (default: steps,output)
   --schema <file>      the JSON Schema output-schema checks (default: one inferred from the
                        output: its types and keys; edit the file to loosen or tighten it)
+  --force              replace the file even when it holds another case (two names can
+                       give one file) or is not a test case
 ${SERVER_USAGE}
                        (the case is built from the server's run and written here)
   -h, --help           show this help
@@ -53,6 +56,7 @@ export const runsSaveTestCommand: Command = {
         name: { type: 'string' },
         match: { type: 'string' },
         schema: { type: 'string' },
+        force: { type: 'boolean' },
         ...SERVER_OPTION,
       },
       positionals: { min: 1, max: 1, names: '<runId>' },
@@ -83,8 +87,9 @@ export const runsSaveTestCommand: Command = {
     const path = values.output ?? join(DEFAULT_TESTS_DIR, built.file);
     let replaced: boolean;
     try {
-      ({ replaced } = await writeCaseFile(path, testCase));
+      ({ replaced } = await writeCaseFile(path, testCase, { overwrite: values.force === true }));
     } catch (error) {
+      if (error instanceof CaseFileCollisionError) throw new CliError(error.message);
       throw new CliError(`cannot write ${path}: ${(error as Error).message}`);
     }
     const approvals = Object.keys(testCase.approvals).length;
