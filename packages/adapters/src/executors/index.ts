@@ -7,6 +7,7 @@ import { type Json, NonRetryableError, type StepCall, type StepCallKind } from '
 import { checkSize, STEP_OUTPUT_LIMIT, sizeLimit } from '../limits.ts';
 import { executeCode } from './code.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES, executeHttp } from './http.ts';
+import { resolveDownloadLimits } from './model-download.ts';
 import { ModelRegistry } from './model-registry.ts';
 import { executeModelTurn } from './model-turn.ts';
 import { SandboxPool } from './sandbox-pool.ts';
@@ -15,6 +16,13 @@ import type { ExecutorContext, ExecutorDeps, ExecutorOptions, ExecutorRegistry }
 
 export { DEFAULT_MAX_RESPONSE_BYTES, HttpRequestError, isPrivateAddress } from './http.ts';
 export { IDEMPOTENCY_KEY_HEADER, idempotencyKey } from './idempotency.ts';
+export {
+  DEFAULT_DOWNLOAD_MAX_BYTES,
+  DEFAULT_DOWNLOAD_TIMEOUT_MS,
+  DOWNLOAD_MAX_BYTES_ENV,
+  DOWNLOAD_TIMEOUT_ENV,
+  type DownloadOptions,
+} from './model-download.ts';
 export { ModelRegistry, type ModelRegistryOptions, type RegisteredModel } from './model-registry.ts';
 export { DELTA_INTERVAL_MS, ModelCallError } from './model-turn.ts';
 export { MODEL_PROVIDERS_ENV, type ProviderConfig } from './provider-config.ts';
@@ -65,6 +73,8 @@ export function createExecutorRegistry(options: ExecutorOptions = {}): ExecutorR
       allowPrivateNetwork: options.http?.allowPrivateNetwork ?? false,
       maxResponseBytes: options.http?.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     },
+    // A bad WEFT_DOWNLOAD_* value throws here, at start, like a bad WEFT_MODEL_PROVIDERS.
+    downloads: resolveDownloadLimits(options.downloads, env),
     sandbox: { ...limits, pool },
     maxOutputBytes: options.maxStepOutputBytes ?? sizeLimit(STEP_OUTPUT_LIMIT, env),
   };

@@ -32,6 +32,7 @@ import {
 } from 'ai';
 import { DeltaBatcher } from './delta-batcher.ts';
 import { fixtureTurn } from './fixture-turn.ts';
+import { createModelDownload } from './model-download.ts';
 import { type ResolvedModel, redact } from './providers.ts';
 import type { ExecutorContext, ExecutorDeps } from './types.ts';
 
@@ -55,7 +56,7 @@ export async function executeModelTurn(input: ModelTurnInput, ctx: ExecutorConte
   const resolved = await deps.models.resolve(input.model);
   const batcher = new DeltaBatcher((text) => ctx.emitDelta(text), DELTA_INTERVAL_MS);
   try {
-    const output = await callModel(input, resolved, ctx, batcher);
+    const output = await callModel(input, resolved, ctx, deps, batcher);
     return output as unknown as Json;
   } catch (error) {
     throw describeError(error, input.model, resolved, ctx.signal);
@@ -68,6 +69,7 @@ async function callModel(
   input: ModelTurnInput,
   resolved: ResolvedModel,
   ctx: ExecutorContext,
+  deps: ExecutorDeps,
   batcher: DeltaBatcher,
 ): Promise<ModelTurnOutput> {
   const tools = toSdkTools(input.tools ?? []);
@@ -87,6 +89,14 @@ async function callModel(
     stopWhen: stepCountIs(1),
     maxRetries: 0,
     abortSignal: ctx.signal,
+    // File and image URLs in the messages come from whoever wrote them (a chat user, a flow's
+    // input): fetched through the http step's guard, with a size cap and a time limit.
+    experimental_download: createModelDownload({
+      limits: deps.downloads,
+      allowPrivateNetwork: deps.http.allowPrivateNetwork || deps.env.WEFT_HTTP_ALLOW_PRIVATE === '1',
+      signal: ctx.signal,
+      label: `model call to ${input.model}`,
+    }),
     // The default handler console.errors the whole provider error (response body included,
     // which may echo a key); errors reach the caller through the stream instead.
     onError: () => {},

@@ -1,4 +1,5 @@
 import type { Json, JsonObject, StepCall } from '@weft/engine';
+import type { DownloadLimits, DownloadOptions } from './model-download.ts';
 import type { ModelRegistry, RegisteredModel } from './model-registry.ts';
 import type { SandboxPool } from './sandbox-pool.ts';
 
@@ -53,6 +54,12 @@ export interface ExecutorOptions {
     /** Default 5 MB. */
     maxResponseBytes?: number;
   };
+  /**
+   * Files a model call downloads (file and image URLs in its messages the provider cannot take
+   * as URLs). They go through the same private-address guard as `http` steps (and
+   * `http.allowPrivateNetwork` / WEFT_HTTP_ALLOW_PRIVATE=1 lift it for both).
+   */
+  downloads?: DownloadOptions;
   sandbox?: {
     timeoutMs?: number;
     memoryBytes?: number;
@@ -78,6 +85,7 @@ export interface ExecutorDeps {
   env: Record<string, string | undefined>;
   models: ModelRegistry;
   http: { allowPrivateNetwork: boolean; maxResponseBytes: number };
+  downloads: DownloadLimits;
   sandbox: { timeoutMs?: number; memoryBytes?: number; pool: SandboxPool };
   /** The step output limit, in bytes of JSON (limits.ts). */
   maxOutputBytes: number;
