@@ -1,8 +1,10 @@
 /**
- * The API's one secret: a bearer token. `WEFT_TOKEN` wins when set. A server that listens beyond
+ * The API's secret: a bearer token. `WEFT_TOKEN` wins when set. A server that listens beyond
  * loopback with no `WEFT_TOKEN` generates one on first start and keeps it in `<dataDir>/token`
  * (mode 0600), so it survives restarts; on loopback with none configured, no token is required.
- * Tokens are compared in constant time and never logged.
+ * `WEFT_TOKENS` adds more tokens (separated by spaces, commas or newlines), each a credential of
+ * its own: every token reaches every procedure, but a chat is private to the token that made it
+ * (`credentialOwner`). Tokens are compared in constant time and never logged.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -16,7 +18,15 @@ export interface ResolvedToken {
   source: 'env' | 'file' | 'generated' | 'none';
   /** The file it is stored in (`file` and `generated`). */
   file?: string;
+  /** More tokens the server accepts (`WEFT_TOKENS`); absent when there are none. */
+  extra?: string[];
 }
+
+/** What a server accepts: one token, several, or none (null: no token is required). */
+export type ServerTokens = string | readonly string[] | null;
+
+/** The credential of a chat made without a token, on a server that requires none. */
+export const ANONYMOUS_OWNER = 'anonymous';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '[::1]']);
 
@@ -30,8 +40,12 @@ export async function resolveToken(options: {
   dataDir: string;
   env?: Record<string, string | undefined>;
 }): Promise<ResolvedToken> {
-  const fromEnv = (options.env ?? process.env).WEFT_TOKEN?.trim();
-  if (fromEnv) return { token: fromEnv, source: 'env' };
+  const env = options.env ?? process.env;
+  const fromEnv = env.WEFT_TOKEN?.trim();
+  const extra = (env.WEFT_TOKENS ?? '').split(/[\s,]+/).filter((token) => token !== '' && token !== fromEnv);
+  if (fromEnv) return { token: fromEnv, source: 'env', ...(extra.length > 0 ? { extra } : {}) };
+  if (extra.length > 0)
+    return { token: extra[0]!, source: 'env', ...(extra.length > 1 ? { extra: extra.slice(1) } : {}) };
   if (isLoopback(options.host)) return { token: null, source: 'none' };
   const file = join(options.dataDir, 'token');
   const stored = await readFile(file, 'utf8').then(
@@ -50,12 +64,45 @@ export async function resolveToken(options: {
 }
 
 /** The `auth` part of the request context, from an `Authorization` header. */
-export function checkBearer(header: string | undefined, token: string | null): ApiContext['auth'] {
-  const match = header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header) : null;
-  const provided = match?.[1];
-  if (token === null) return { required: false, provided: provided !== undefined, valid: true };
+export function checkBearer(header: string | undefined, token: ServerTokens): ApiContext['auth'] {
+  const provided = bearerOf(header);
+  const tokens = tokenList(token);
+  if (tokens.length === 0) return { required: false, provided: provided !== undefined, valid: true };
   if (provided === undefined) return { required: true, provided: header !== undefined, valid: false };
-  return { required: true, provided: true, valid: sameSecret(provided, token) };
+  // Every token is compared (no early exit), so the time does not tell which one matched.
+  let valid = false;
+  for (const candidate of tokens) valid = sameSecret(provided, candidate) || valid;
+  return { required: true, provided: true, valid };
+}
+
+/**
+ * Who a request is, for what is private to a credential (chats): `sha256:<hex>` of its bearer
+ * token, never the token itself; `anonymous` on a server that requires no token (there every
+ * caller is the same party, whatever header it sends). Call it after `checkBearer` said valid.
+ */
+export function credentialOwner(header: string | undefined, token: ServerTokens): string {
+  const provided = bearerOf(header);
+  if (tokenList(token).length === 0 || provided === undefined) return ANONYMOUS_OWNER;
+  return ownerOfToken(provided);
+}
+
+/** The owner a token's requests get (`credentialOwner`). */
+export function ownerOfToken(token: string): string {
+  return `sha256:${createHash('sha256').update(token).digest('hex')}`;
+}
+
+/** The server's first token (the one chats from before owners go to), or null for none. */
+export function primaryToken(token: ServerTokens): string | null {
+  return tokenList(token)[0] ?? null;
+}
+
+function tokenList(token: ServerTokens): readonly string[] {
+  if (token === null) return [];
+  return (typeof token === 'string' ? [token] : token).filter((one) => one !== '');
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  return (header ? /^Bearer[ \t]+(\S+)\s*$/i.exec(header) : null)?.[1];
 }
 
 /** Constant-time comparison that does not leak the length either (both sides are hashed). */

@@ -31,9 +31,10 @@ import type { AnyRouter } from '@trpc/server';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { INNGEST_SERVE_PATH, type InngestBackend } from '@weft/adapters/inngest';
 import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
-import { checkBearer, isLoopback, userLabel } from './auth.ts';
+import { checkBearer, isLoopback, type ServerTokens, userLabel } from './auth.ts';
 import { batchLimits, limitBatch } from './batch-limits.ts';
 import { CHAT_PATH, chatHandler } from './chat/chat-http.ts';
+import type { ChatClientOverrides } from './chat/chat-overrides.ts';
 import type { ApiContext } from './context.ts';
 import { appRouter } from './router.ts';
 import type { ApiServices } from './services.ts';
@@ -45,8 +46,8 @@ export interface ServerOptions {
   services: ApiServices;
   port?: number;
   host?: string;
-  /** Required by every procedure when set. */
-  token?: string | null;
+  /** Required by every procedure when set (one token, or several: `WEFT_TOKENS`, auth.ts). */
+  token?: ServerTokens;
   /** The one origin (e.g. `http://localhost:5173`) allowed to call the API from a browser. */
   webOrigin?: string | null;
   maxBodyBytes?: number;
@@ -56,6 +57,8 @@ export interface ServerOptions {
   router?: AnyRouter;
   /** The built editor's folder (default: `WEFT_WEB_DIST`, else `apps/web/dist`). */
   webDist?: string;
+  /** What a chat client may set besides the conversation (chat/chat-overrides.ts; default none). */
+  chatClientOverrides?: ChatClientOverrides;
 }
 
 export interface RunningServer {
@@ -94,7 +97,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
   });
 
-  const chat = chatHandler(services);
+  const chat = chatHandler(services, {
+    token,
+    ...(options.chatClientOverrides ? { clientOverrides: options.chatClientOverrides } : {}),
+  });
 
   const server = createServer((req, res) => {
     const started = performance.now();

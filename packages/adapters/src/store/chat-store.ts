@@ -18,12 +18,15 @@ export class KyselyChatStore implements ChatStore {
 
   async get(id: string): Promise<ChatRecord | undefined> {
     const row = await this.#db.selectFrom('chats').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? { ...toSummary(row), messages: JSON.parse(row.messages) as Json[] } : undefined;
+    return row
+      ? { ...toSummary(row), messages: JSON.parse(row.messages) as Json[], owner: row.owner ?? null }
+      : undefined;
   }
 
-  async list(filter: { flowId?: string; limit?: number } = {}): Promise<ChatSummary[]> {
+  async list(filter: { flowId?: string; owner?: string; limit?: number } = {}): Promise<ChatSummary[]> {
     let query = this.#db.selectFrom('chats').select(SUMMARY_COLUMNS);
     if (filter.flowId !== undefined) query = query.where('flow_id', '=', filter.flowId);
+    if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner);
     const rows = await query
       .orderBy('updated_at', 'desc')
       .orderBy('id')
@@ -32,7 +35,10 @@ export class KyselyChatStore implements ChatStore {
     return rows.map(toSummary);
   }
 
-  async put(chat: Omit<ChatRecord, 'createdAt' | 'updatedAt'>, now: number): Promise<void> {
+  async put(
+    chat: Omit<ChatRecord, 'createdAt' | 'updatedAt' | 'owner'> & { owner: string },
+    now: number,
+  ): Promise<boolean> {
     const values = {
       id: chat.id,
       flow_id: chat.flowId,
@@ -41,20 +47,32 @@ export class KyselyChatStore implements ChatStore {
       active_run_id: chat.activeRunId,
       created_at: now,
       updated_at: now,
+      owner: chat.owner,
     };
-    await this.#db
+    // One statement: of two credentials racing to the same new id, the second's update finds
+    // the first's owner and writes nothing (so neither can replace the other's conversation).
+    const result = await this.#db
       .insertInto('chats')
       .values(values)
       .onConflict((oc) =>
-        oc.column('id').doUpdateSet({
-          flow_id: values.flow_id,
-          title: values.title,
-          messages: values.messages,
-          active_run_id: values.active_run_id,
-          updated_at: now,
-        }),
+        oc
+          .column('id')
+          .doUpdateSet({
+            flow_id: values.flow_id,
+            title: values.title,
+            messages: values.messages,
+            active_run_id: values.active_run_id,
+            updated_at: now,
+          })
+          .where('chats.owner', '=', chat.owner),
       )
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async adoptUnowned(owner: string): Promise<number> {
+    const result = await this.#db.updateTable('chats').set({ owner }).where('owner', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async settle(id: string, runId: string, messages: Json[], now: number): Promise<boolean> {

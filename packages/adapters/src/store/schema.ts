@@ -171,6 +171,8 @@ export interface ChatsTable {
   active_run_id: string | null;
   created_at: number;
   updated_at: number;
+  /** `sha256:<hex>` of the creating credential, or `anonymous`; NULL only for rows from before 0007. */
+  owner: string | null;
 }
 
 export interface StoreDatabase {

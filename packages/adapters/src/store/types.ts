@@ -226,16 +226,26 @@ export interface ChatRecord {
   activeRunId: string | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The credential that created it: `sha256:<hex>` of its bearer token (never the token), or
+   * `anonymous` on a server that requires none; null only for a chat from before owners.
+   */
+  owner: string | null;
 }
 
-export type ChatSummary = Omit<ChatRecord, 'messages'>;
+export type ChatSummary = Omit<ChatRecord, 'messages' | 'owner'>;
 
 export interface ChatStore {
   get(id: string): Promise<ChatRecord | undefined>;
-  /** Newest first, at most `limit` (default 100). */
-  list(filter?: { flowId?: string; limit?: number }): Promise<ChatSummary[]>;
-  /** Creates or replaces the chat (its `createdAt` is kept when it exists). */
-  put(chat: Omit<ChatRecord, 'createdAt' | 'updatedAt'>, now: number): Promise<void>;
+  /** Newest first, at most `limit` (default 100); `owner`: only that credential's chats. */
+  list(filter?: { flowId?: string; owner?: string; limit?: number }): Promise<ChatSummary[]>;
+  /**
+   * Creates the chat, or replaces it (its `createdAt` and owner kept) when it has the same owner.
+   * False when a chat with this id belongs to another owner: nothing is written.
+   */
+  put(chat: Omit<ChatRecord, 'createdAt' | 'updatedAt' | 'owner'> & { owner: string }, now: number): Promise<boolean>;
+  /** Gives every chat without an owner (from before owners) to `owner`; how many it took. */
+  adoptUnowned(owner: string): Promise<number>;
   /**
    * Writes the answered conversation and clears the active run, only while `runId` is still the
    * active one: of two settlers of one answer exactly one writes. Returns whether this one did.

@@ -5,12 +5,17 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import {
+  CHAT_CLIENT_OVERRIDES_ENV,
+  type ChatClientOverrides,
+  parseChatClientOverrides,
+} from '../../server/chat/chat-overrides.ts';
 import type { ApiServices } from '../../server/services.ts';
 import { type Command, parseCommandArgs } from '../args.ts';
 import { readEnv } from '../context.ts';
 import { CliError, EXIT, redact, stderr, stdout, UsageError } from '../output.ts';
 
-const usage = `Usage: weft serve [--port <n>] [--host <addr>] [--web-origin <url>]
+const usage = `Usage: weft serve [--port <n>] [--host <addr>] [--web-origin <url>] [--chat-client-overrides <list>]
 
 Starts Weft: the browser editor at / (the build in apps/web/dist, or $WEFT_WEB_DIST), tRPC at
 /trpc, GET /health. Prints "Weft API listening on <url>", then "Weft editor: <url>/".
@@ -20,12 +25,19 @@ Options:
   --host <addr>       address to listen on (default: 127.0.0.1, this machine only)
   --web-origin <url>  the one browser origin allowed to call the API (default: $WEFT_WEB_ORIGIN;
                       none: the editor is served from the same origin)
+  --chat-client-overrides <list>
+                      what a /api/chat client may set besides the conversation: any of fixtures
+                      (recorded model turns: they force tool calls), backend, input (the rest of
+                      the run input), comma-separated, or all, or none (default:
+                      $WEFT_CHAT_CLIENT_OVERRIDES, else none: such a request gets 403)
   -h, --help          show this help
 
 Environment:
   WEFT_DATA      data folder (default: data/)     DATABASE_URL  postgres://… instead of SQLite
   WEFT_TOKEN     bearer token every call must carry. Listening beyond loopback without one,
                  a token is generated, stored in <WEFT_DATA>/token (0600) and printed.
+  WEFT_TOKENS    more accepted tokens (space- or comma-separated), one per person or client:
+                 each reaches every procedure, but a chat is private to the token that made it
   WEFT_WEB_DIST  the built editor to serve (default: apps/web/dist; build: pnpm --filter @weft/web build)
   WEFT_LOG_LEVEL pino level for the JSON logs on stderr (default: info)
   WEFT_TESTS_DIR where tests.save writes test cases and tests.run reads them (default: tests/)
@@ -38,7 +50,12 @@ export const serveCommand: Command = {
   async run(argv) {
     const args = parseCommandArgs(argv, {
       usage,
-      options: { port: { type: 'string' }, host: { type: 'string' }, 'web-origin': { type: 'string' } },
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'web-origin': { type: 'string' },
+        'chat-client-overrides': { type: 'string' },
+      },
       positionals: { min: 0, max: 0, names: '' },
     });
     if (args.help) {
@@ -50,6 +67,15 @@ export const serveCommand: Command = {
     const webOrigin = args.values['web-origin'] || process.env.WEFT_WEB_ORIGIN || undefined;
     if (webOrigin !== undefined && !URL.canParse(webOrigin)) {
       throw new UsageError(`--web-origin must be a URL such as http://localhost:5173 (got '${webOrigin}')`, usage);
+    }
+    const overridesFlag = args.values['chat-client-overrides'] !== undefined;
+    const overridesText = overridesFlag ? args.values['chat-client-overrides'] : process.env[CHAT_CLIENT_OVERRIDES_ENV];
+    let chatClientOverrides: ChatClientOverrides;
+    try {
+      chatClientOverrides = parseChatClientOverrides(overridesText);
+    } catch (error) {
+      const where = overridesFlag ? '--chat-client-overrides' : CHAT_CLIENT_OVERRIDES_ENV;
+      throw new UsageError(`${where}: ${messageOf(error)}`, usage);
     }
     const env = readEnv();
 
@@ -76,7 +102,15 @@ export const serveCommand: Command = {
 
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
-      server = await startServer({ services, port, host, token: token.token, webOrigin: webOrigin ?? null, webDist });
+      server = await startServer({
+        services,
+        port,
+        host,
+        token: token.extra && token.token !== null ? [token.token, ...token.extra] : token.token,
+        webOrigin: webOrigin ?? null,
+        webDist,
+        chatClientOverrides,
+      });
     } catch (error) {
       await services.close().catch(() => undefined);
       const code = (error as NodeJS.ErrnoException).code;
@@ -101,6 +135,9 @@ export const serveCommand: Command = {
       stdout.write(`A bearer token is required: the one stored in ${token.file} (or set WEFT_TOKEN).\n`);
     } else if (token.source === 'env') {
       stdout.write('A bearer token is required: WEFT_TOKEN.\n');
+    }
+    if (chatClientOverrides.size > 0) {
+      stdout.write(`Chat clients may set: ${[...chatClientOverrides].join(', ')} (--chat-client-overrides).\n`);
     }
     log.info({ url: server.url, auth: token.source !== 'none', webOrigin: webOrigin ?? null }, 'listening');
 

@@ -13,15 +13,24 @@
  *
  * The POST body is what DefaultChatTransport sends (`id`, `messages`, `trigger`, `messageId`)
  * plus what a client adds through the transport's `body`: `input` (the rest of the run input),
- * `fixtures`, `backend`. Auth, origin and body-size checks are the server's (http.ts).
+ * `fixtures`, `backend` — each only when the operator allows it (chat-overrides.ts; else 403).
+ * A `__proto__` key anywhere in the body is refused (400). Auth, origin and body-size checks are
+ * the server's (http.ts).
+ *
+ * A chat belongs to the credential that created it (`credentialOwner`: a hash of the bearer
+ * token, or `anonymous` without one). Another credential's chat answers exactly as an unknown
+ * one does (404; its stream 204), so ids cannot be probed by reading; posting a turn to it is
+ * refused with 403, since a create-or-continue POST reveals whether an id is taken anyway.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import type { Fixtures, Json } from '@weft/engine';
+import { checkJsonShape, type Fixtures, formatLongPath, type Json, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import { z } from 'zod';
+import { ANONYMOUS_OWNER, credentialOwner, ownerOfToken, primaryToken, type ServerTokens } from '../auth.ts';
 import { serviceError } from '../routers/runs.ts';
 import type { ApiServices } from '../services.ts';
+import { type ChatClientOverrides, forbiddenOverride, NO_CHAT_CLIENT_OVERRIDES } from './chat-overrides.ts';
 import { ChatRequestError, ChatSessions } from './chat-sessions.ts';
 
 export const CHAT_PATH = '/api/chat';
@@ -61,24 +70,38 @@ export interface ChatRequest {
   user: string | null;
 }
 
-export function chatHandler(services: ApiServices) {
-  const chats = new ChatSessions(services);
+export interface ChatOptions {
+  /** The server's bearer token(s): who owns a chat. Null or absent: none required (`anonymous`). */
+  token?: ServerTokens;
+  /** What a client may set besides the conversation (default: nothing). */
+  clientOverrides?: ChatClientOverrides;
+}
+
+export function chatHandler(services: ApiServices, options: ChatOptions = {}) {
+  const token = options.token ?? null;
+  const allowed = options.clientOverrides ?? NO_CHAT_CLIENT_OVERRIDES;
+  const primary = primaryToken(token);
+  // Chats from before owners were made under the server's one token (or none): they go to it.
+  const chats = new ChatSessions(services, { adoptAs: primary === null ? ANONYMOUS_OWNER : ownerOfToken(primary) });
   const log = services.log.child({ component: 'chat' });
 
   return async function handle({ req, res, path, body, user }: ChatRequest): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const rest = path.slice(CHAT_PATH.length).split('/').filter(Boolean).map(decodeURIComponent);
     try {
+      const url = requestUrl(req.url);
+      const rest = pathSegments(path.slice(CHAT_PATH.length));
+      const owner = credentialOwner(req.headers.authorization, token);
       if (req.method === 'GET' && rest.length === 0) {
         const flowId = url.searchParams.get('flowId') ?? undefined;
-        return sendJson(res, 200, { chats: await chats.list(flowId) });
+        return sendJson(res, 200, { chats: await chats.list(owner, flowId) });
       }
-      if (req.method === 'GET' && rest.length === 1)
-        return sendJson(res, 200, await chats.load(parse(id, rest[0], 'chatId')));
+      if (req.method === 'GET' && rest.length === 1) {
+        const { owner: _owner, ...chat } = await chats.load(parse(id, rest[0], 'chatId'), owner);
+        return sendJson(res, 200, chat);
+      }
       // `/api/chat/<chatId>/stream`, or `/api/chat/<flowId>/<chatId>/stream`: where
       // DefaultChatTransport looks by default when its `api` is `/api/chat/<flowId>`.
       if (req.method === 'GET' && (rest.length === 2 || rest.length === 3) && rest.at(-1) === 'stream') {
-        const active = await chats.active(parse(id, rest.at(-2), 'chatId'));
+        const active = await chats.active(parse(id, rest.at(-2), 'chatId'), owner);
         if (!active) {
           res.statusCode = 204;
           res.end();
@@ -88,8 +111,13 @@ export function chatHandler(services: ApiServices) {
         return stream(res, chats.chunks(active.runId, active.textSteps, from, disconnected(res)));
       }
       if (req.method === 'POST' && rest.length === 1) {
-        const turn = parse(turnBody, jsonOf(body), 'body');
+        const raw = jsonOf(body);
+        refuseProtoKeys(raw);
+        const forbidden = forbiddenOverride(raw, allowed);
+        if (forbidden !== undefined) throw new ChatRequestError(403, forbidden);
+        const turn = parse(turnBody, raw, 'body');
         const { runId, textSteps } = await chats.send(parse(id, rest[0], 'flowId'), {
+          owner,
           chatId: turn.id,
           messages: turn.messages,
           ...(turn.input ? { input: turn.input as Record<string, Json> } : {}),
@@ -99,10 +127,12 @@ export function chatHandler(services: ApiServices) {
         return stream(res, chats.chunks(runId, textSteps, 0, disconnected(res)));
       }
       if (req.method === 'POST' && rest.length === 2 && rest[1] === 'stop')
-        return sendJson(res, 200, await chats.stop(parse(id, rest[0], 'chatId')));
+        return sendJson(res, 200, await chats.stop(parse(id, rest[0], 'chatId'), owner));
       if (req.method === 'POST' && rest.length === 2 && rest[1] === 'approval') {
-        const decision = parse(approvalBody, jsonOf(body), 'body');
-        return sendJson(res, 200, await chats.decide(parse(id, rest[0], 'chatId'), decision, user));
+        const raw = jsonOf(body);
+        refuseProtoKeys(raw);
+        const decision = parse(approvalBody, raw, 'body');
+        return sendJson(res, 200, await chats.decide(parse(id, rest[0], 'chatId'), owner, decision, user));
       }
       sendError(res, 404, `no such endpoint: ${req.method} ${path}`);
     } catch (caught) {
@@ -151,6 +181,42 @@ function disconnected(res: ServerResponse): AbortSignal {
   const controller = new AbortController();
   res.on('close', () => controller.abort());
   return controller.signal;
+}
+
+/** The request's URL; a target `new URL` cannot read is the client's mistake (400), not ours. */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://x');
+  } catch {
+    throw new ChatRequestError(400, 'path: not a valid request target');
+  }
+}
+
+/** The path's segments, percent-decoded; a malformed escape (`%`, `%E0%A4%A`) is a 400 naming it. */
+function pathSegments(path: string): string[] {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        throw new ChatRequestError(
+          400,
+          `path: '${segment.slice(0, 100)}' is not valid percent-encoding (a % must start an escape such as %2F of UTF-8 bytes)`,
+        );
+      }
+    });
+}
+
+/**
+ * 400 for a `__proto__` key anywhere in the body: zod records and spreads would drop it (or
+ * make it the prototype) without a word, so the client is told instead.
+ */
+function refuseProtoKeys(body: unknown): void {
+  // As deep as http.ts lets a body be: only the key is this check's business.
+  const issue = checkJsonShape(body, MAX_DOCUMENT_DEPTH + 4, { refuseProtoKeys: true });
+  if (issue) throw new ChatRequestError(400, `${formatLongPath(issue.path)}: ${issue.message}`);
 }
 
 function jsonOf(text: string | undefined): unknown {

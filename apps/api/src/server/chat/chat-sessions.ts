@@ -9,6 +9,11 @@
  * messages (so an `llm` step with `"messages": "=input.messages"` continues it); the flow's
  * `chat.messageInput` (else the one required string property the request did not give) also
  * receives the last user message's text; the request's `input` adds the rest.
+ *
+ * Every chat has an owner (the credential that created it, see auth.ts `credentialOwner`): only
+ * it reads, continues, stops or answers approvals in that chat; to anyone else the chat does not
+ * exist. Chats from before owners are given to `adoptAs` (the server's primary credential)
+ * before the first request is served.
  */
 import { randomUUID } from 'node:crypto';
 import type { BackendName } from '@weft/adapters/backends';
@@ -36,6 +41,8 @@ export class ChatRequestError extends Error {
 }
 
 export interface ChatTurnRequest {
+  /** The credential sending the turn (`credentialOwner`). */
+  owner: string;
   chatId: string;
   messages: unknown[];
   input?: Record<string, Json>;
@@ -47,13 +54,35 @@ const TITLE_CHARS = 80;
 
 export class ChatSessions {
   readonly #services: ApiServices;
+  readonly #adoptAs: string;
+  #adopted: Promise<void> | undefined;
 
-  constructor(services: ApiServices) {
+  constructor(services: ApiServices, options: { adoptAs: string }) {
     this.#services = services;
+    this.#adoptAs = options.adoptAs;
   }
 
   get #store() {
     return this.#services.store;
+  }
+
+  /** Gives chats from before owners to the primary credential, once (again after a failure). */
+  #ready(): Promise<void> {
+    this.#adopted ??= this.#store.chats.adoptUnowned(this.#adoptAs).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#adopted = undefined;
+        throw error;
+      },
+    );
+    return this.#adopted;
+  }
+
+  /** The chat when `owner` may see it; another owner's chat is as unknown as a missing one. */
+  async #own(chatId: string, owner: string): Promise<ChatRecord | undefined> {
+    await this.#ready();
+    const chat = await this.#store.chats.get(chatId);
+    return chat?.owner === owner ? chat : undefined;
   }
 
   /** Records the conversation and starts the run answering it; returns the run id. */
@@ -67,7 +96,9 @@ export class ChatSessions {
     if (messages.at(-1)?.role !== 'user')
       throw new ChatRequestError(400, 'messages: the last message must be the user’s');
 
+    await this.#ready();
     let chat = await this.#store.chats.get(request.chatId);
+    if (chat && chat.owner !== request.owner) throw takenBy(request.chatId);
     if (chat && chat.flowId !== flowId)
       throw new ChatRequestError(409, `id: chat '${request.chatId}' belongs to flow '${chat.flowId}'`);
     if (chat?.activeRunId) {
@@ -84,10 +115,19 @@ export class ChatSessions {
     const title = chat?.title ?? titleOf(messages);
     // The chat names its run before the run exists: a crash in between leaves a chat whose
     // active run is unknown, which settling clears, never a run nobody's chat points at.
-    await this.#store.chats.put(
-      { id: request.chatId, flowId, title, messages: messages as unknown as Json[], activeRunId: runId },
+    const written = await this.#store.chats.put(
+      {
+        id: request.chatId,
+        flowId,
+        title,
+        messages: messages as unknown as Json[],
+        activeRunId: runId,
+        owner: request.owner,
+      },
       Date.now(),
     );
+    // Another credential created this id between the read above and now.
+    if (!written) throw takenBy(request.chatId);
     await this.#services.runs.start({
       flow: record.doc,
       input,
@@ -99,29 +139,30 @@ export class ChatSessions {
   }
 
   /** The chat with the answer of an ended active run settled into its messages. */
-  async load(chatId: string): Promise<ChatRecord> {
-    const chat = await this.#store.chats.get(chatId);
+  async load(chatId: string, owner: string): Promise<ChatRecord> {
+    const chat = await this.#own(chatId, owner);
     if (!chat) throw new ChatRequestError(404, `unknown chat '${chatId}'`);
     return this.settle(chat);
   }
 
-  /** The flow's chats (newest first), each with an ended active run's answer settled. */
-  async list(flowId: string | undefined): Promise<ChatSummary[]> {
-    const chats = await this.#store.chats.list(flowId ? { flowId } : {});
+  /** The owner's chats (of the flow; newest first), each with an ended active run's answer settled. */
+  async list(owner: string, flowId: string | undefined): Promise<ChatSummary[]> {
+    await this.#ready();
+    const chats = await this.#store.chats.list(flowId ? { flowId, owner } : { owner });
     return Promise.all(
       chats.map(async (summary) => {
         if (!summary.activeRunId) return summary;
         const chat = await this.#store.chats.get(summary.id);
         if (!chat) return summary;
-        const { messages: _messages, ...settled } = await this.settle(chat);
+        const { messages: _messages, owner: _owner, ...settled } = await this.settle(chat);
         return settled;
       }),
     );
   }
 
   /** What the chat's active run streams, or undefined when none is active. */
-  async active(chatId: string): Promise<{ runId: string; textSteps: Set<string> } | undefined> {
-    const chat = await this.#store.chats.get(chatId);
+  async active(chatId: string, owner: string): Promise<{ runId: string; textSteps: Set<string> } | undefined> {
+    const chat = await this.#own(chatId, owner);
     if (!chat?.activeRunId) return undefined;
     const run = await this.#store.getRun(chat.activeRunId);
     if (!run) return undefined;
@@ -145,8 +186,8 @@ export class ChatSessions {
   }
 
   /** Cancels the chat's active run (a closed connection never does). */
-  async stop(chatId: string): Promise<{ runId: string | null }> {
-    const chat = await this.load(chatId);
+  async stop(chatId: string, owner: string): Promise<{ runId: string | null }> {
+    const chat = await this.load(chatId, owner);
     if (!chat.activeRunId) return { runId: null };
     await this.#services.runs.cancel(chat.activeRunId);
     return { runId: chat.activeRunId };
@@ -154,10 +195,11 @@ export class ChatSessions {
 
   async decide(
     chatId: string,
+    owner: string,
     decision: { runId: string; stepId: string; approved: boolean; comment?: string | null },
     by: string | null,
   ): Promise<{ status: string }> {
-    const chat = await this.#store.chats.get(chatId);
+    const chat = await this.#own(chatId, owner);
     if (!chat) throw new ChatRequestError(404, `unknown chat '${chatId}'`);
     if (chat.activeRunId !== decision.runId)
       throw new ChatRequestError(409, `runId: run ${decision.runId} is not the run answering chat '${chatId}'`);
@@ -188,6 +230,14 @@ export class ChatSessions {
   static newChatId(): string {
     return `chat_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   }
+}
+
+/** Another credential's chat: a POST reveals that the id is taken whatever it answers, so it says so. */
+function takenBy(chatId: string): ChatRequestError {
+  return new ChatRequestError(
+    403,
+    `id: chat '${chatId}' belongs to another credential (a chat is private to the token that started it): start a new chat with a new id`,
+  );
 }
 
 /** The UI message a client builds from these chunks (the AI SDK's own reader). */

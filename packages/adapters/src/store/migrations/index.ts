@@ -10,6 +10,7 @@ import { replayOf } from './0003_replay_of.ts';
 import { runSearch } from './0004_run_search.ts';
 import { chats } from './0005_chats.ts';
 import { handoff } from './0006_handoff.ts';
+import { chatOwner } from './0007_chat_owner.ts';
 
 /** Append only: a name, once released, keeps its meaning forever. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -19,6 +20,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0004_run_search': runSearch,
   '0005_chats': chats,
   '0006_handoff': handoff,
+  '0007_chat_owner': chatOwner,
 };
 
 /**
