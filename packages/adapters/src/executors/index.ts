@@ -22,6 +22,7 @@ export {
   DOWNLOAD_MAX_BYTES_ENV,
   DOWNLOAD_TIMEOUT_ENV,
   type DownloadOptions,
+  ModelDownloadError,
 } from './model-download.ts';
 export { ModelRegistry, type ModelRegistryOptions, type RegisteredModel } from './model-registry.ts';
 export { DELTA_INTERVAL_MS, ModelCallError } from './model-turn.ts';

@@ -318,6 +318,26 @@ describe('model-call downloads', () => {
     }
   });
 
+  it.each([
+    [404, true],
+    [503, false],
+  ])('fail on an HTTP %i from the file server, retryably only when a retry may help', async (status, final) => {
+    const target = await startFileServer((_path, res) => {
+      res.writeHead(status);
+      res.end();
+      return true;
+    });
+    try {
+      const error = await failure(turnWithFile(`${target.byName}/gone.txt`, allowPrivate));
+      expect(error.message).toBe(
+        `model call to probe:files could not download a file from files.example:${target.port}: HTTP ${status}`,
+      );
+      expect(error instanceof NonRetryableError).toBe(final);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('refuse a bad WEFT_DOWNLOAD_MAX_BYTES when the registry is made', () => {
     expect(() => createExecutorRegistry({ env: { WEFT_DOWNLOAD_MAX_BYTES: '5MB' } })).toThrow(
       'WEFT_DOWNLOAD_MAX_BYTES must be a positive whole number, got "5MB"',

@@ -24,6 +24,11 @@ const MAX_DOWNLOAD_REDIRECTS = 5;
 // The fetch spec's redirect statuses; a 300 or 304 with a Location is an answer, not a hop.
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+/** A download that failed in a way a retry may fix (network, HTTP 5xx or 429). */
+export class ModelDownloadError extends WeftError {
+  override readonly code = 'model_download';
+}
+
 /** How much and how long one model call may download. */
 export interface DownloadLimits {
   /** Per file. */
@@ -145,7 +150,9 @@ async function downloadOne(
         await response.body?.cancel();
         const text = `${context.label} could not download ${describe(url, current)}: HTTP ${response.status}`;
         // 4xx will not change on a retry; 5xx and 429 may.
-        throw response.status >= 500 || response.status === 429 ? new Error(text) : new NonRetryableError(text);
+        throw response.status >= 500 || response.status === 429
+          ? new ModelDownloadError(text)
+          : new NonRetryableError(text);
       }
       const data = await readCapped(response, context.limits, budget, (limit) =>
         refuse(
@@ -177,7 +184,9 @@ async function downloadOne(
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
     // A network failure (refused, reset, DNS): worth a retry.
-    throw new Error(`${context.label} could not download ${describe(url, current)}: ${detail}`, { cause: error });
+    throw new ModelDownloadError(`${context.label} could not download ${describe(url, current)}: ${detail}`, {
+      cause: error,
+    });
   }
 }
 
