@@ -38,6 +38,9 @@ let locked: Awaited<ReturnType<typeof startServer>>;
 let demo: Awaited<ReturnType<typeof startServer>>;
 /** Two tokens: two credentials. */
 let shared: Awaited<ReturnType<typeof startServer>>;
+/** The same store served under one token each (a second instance, or a changed token). */
+let serverA: Awaited<ReturnType<typeof startServer>>;
+let serverB: Awaited<ReturnType<typeof startServer>>;
 
 beforeAll(async () => {
   test = await testServices();
@@ -51,12 +54,16 @@ beforeAll(async () => {
     chatClientOverrides: parseChatClientOverrides('all'),
   });
   shared = await startServer({ services, host: '127.0.0.1', port: 0, token: [TOKEN_A, TOKEN_B] });
+  serverA = await startServer({ services, host: '127.0.0.1', port: 0, token: TOKEN_A });
+  serverB = await startServer({ services, host: '127.0.0.1', port: 0, token: TOKEN_B });
 });
 
 afterAll(async () => {
   await locked?.close();
   await demo?.close();
   await shared?.close();
+  await serverA?.close();
+  await serverB?.close();
   await test?.close();
 });
 
@@ -124,61 +131,71 @@ describe('what a chat client may set', () => {
 });
 
 describe('a chat belongs to the credential that created it', () => {
-  it('is read, streamed, listed, stopped, answered and continued only by its token', async () => {
-    const chatId = `owned-${randomUUID()}`;
-    const first = await post(
-      shared.url,
-      '/api/chat/echo-chat',
-      { id: chatId, messages: [userMessage('mine')] },
-      TOKEN_A,
-    );
-    expect(first.status).toBe(200);
+  const setups: [what: string, as: (token: string) => string][] = [
+    ['two tokens of one server', () => shared.url],
+    ['two servers of one store, a token each', (token) => (token === TOKEN_A ? serverA.url : serverB.url)],
+  ];
 
-    const mine = await get(shared.url, `/api/chat/${chatId}`, TOKEN_A);
-    expect(mine.status).toBe(200);
-    const chat = JSON.parse(mine.text) as { id: string; messages: unknown[] };
-    expect(chat.id).toBe(chatId);
-    expect(chat.messages).toHaveLength(2); // the question and its settled answer
-    expect(mine.text).not.toContain('sha256:'); // the owner stays on the server
-
-    // To the other token the chat is exactly as an unknown one.
-    const unknown = await get(shared.url, '/api/chat/never-made', TOKEN_B);
-    const theirs = await get(shared.url, `/api/chat/${chatId}`, TOKEN_B);
-    expect(theirs.status).toBe(404);
-    expect(errorOf(theirs.text)).toBe(`unknown chat '${chatId}'`);
-    expect(unknown.status).toBe(404);
-    expect((await get(shared.url, `/api/chat/${chatId}/stream`, TOKEN_B)).status).toBe(204);
-    expect((await post(shared.url, `/api/chat/${chatId}/stop`, {}, TOKEN_B)).status).toBe(404);
-    const approval = { runId: 'run_x', stepId: 'gate', approved: true };
-    expect((await post(shared.url, `/api/chat/${chatId}/approval`, approval, TOKEN_B)).status).toBe(404);
-    const listed = (token: string) =>
-      get(shared.url, '/api/chat?flowId=echo-chat', token).then((answer) =>
-        (JSON.parse(answer.text) as { chats: { id: string }[] }).chats.map((c) => c.id),
+  it.each(setups)(
+    'is read, streamed, listed, stopped, answered and continued only by its token (%s)',
+    async (_, at) => {
+      const chatId = `owned-${randomUUID()}`;
+      const first = await post(
+        at(TOKEN_A),
+        '/api/chat/echo-chat',
+        { id: chatId, messages: [userMessage('mine')] },
+        TOKEN_A,
       );
-    expect(await listed(TOKEN_A)).toContain(chatId);
-    expect(await listed(TOKEN_B)).not.toContain(chatId);
+      expect(first.status).toBe(200);
 
-    // Replacing its history under the same id: refused, and nothing changed.
-    const takeover = await post(
-      shared.url,
-      '/api/chat/echo-chat',
-      { id: chatId, messages: [userMessage('rewritten history')] },
-      TOKEN_B,
-    );
-    expect(takeover.status).toBe(403);
-    expect(errorOf(takeover.text)).toContain(`id: chat '${chatId}' belongs to another credential`);
-    const after = JSON.parse((await get(shared.url, `/api/chat/${chatId}`, TOKEN_A)).text) as { messages: unknown[] };
-    expect(after.messages).toEqual(chat.messages);
+      const mine = await get(at(TOKEN_A), `/api/chat/${chatId}`, TOKEN_A);
+      expect(mine.status).toBe(200);
+      const chat = JSON.parse(mine.text) as { id: string; messages: unknown[] };
+      expect(chat.id).toBe(chatId);
+      expect(chat.messages).toHaveLength(2); // the question and its settled answer
+      expect(mine.text).not.toContain('sha256:'); // the owner stays on the server
 
-    // Its own token continues it.
-    const next = await post(
-      shared.url,
-      '/api/chat/echo-chat',
-      { id: chatId, messages: [...chat.messages, userMessage('more')] },
-      TOKEN_A,
-    );
-    expect(next.status).toBe(200);
-  });
+      // To the other token the chat is exactly as an unknown one.
+      const unknown = await get(at(TOKEN_B), '/api/chat/never-made', TOKEN_B);
+      const theirs = await get(at(TOKEN_B), `/api/chat/${chatId}`, TOKEN_B);
+      expect(theirs.status).toBe(404);
+      expect(errorOf(theirs.text)).toBe(`unknown chat '${chatId}'`);
+      expect(unknown.status).toBe(404);
+      expect((await get(at(TOKEN_B), `/api/chat/${chatId}/stream`, TOKEN_B)).status).toBe(204);
+      expect((await post(at(TOKEN_B), `/api/chat/${chatId}/stop`, {}, TOKEN_B)).status).toBe(404);
+      const approval = { runId: 'run_x', stepId: 'gate', approved: true };
+      expect((await post(at(TOKEN_B), `/api/chat/${chatId}/approval`, approval, TOKEN_B)).status).toBe(404);
+      const listed = (token: string) =>
+        get(at(token), '/api/chat?flowId=echo-chat', token).then((answer) =>
+          (JSON.parse(answer.text) as { chats: { id: string }[] }).chats.map((c) => c.id),
+        );
+      expect(await listed(TOKEN_A)).toContain(chatId);
+      expect(await listed(TOKEN_B)).not.toContain(chatId);
+
+      // Replacing its history under the same id: refused, and nothing changed.
+      const takeover = await post(
+        at(TOKEN_B),
+        '/api/chat/echo-chat',
+        { id: chatId, messages: [userMessage('rewritten history')] },
+        TOKEN_B,
+      );
+      expect(takeover.status).toBe(403);
+      expect(errorOf(takeover.text)).toContain(`id: chat '${chatId}' belongs to another credential`);
+      const after = JSON.parse((await get(at(TOKEN_A), `/api/chat/${chatId}`, TOKEN_A)).text) as {
+        messages: unknown[];
+      };
+      expect(after.messages).toEqual(chat.messages);
+
+      // Its own token continues it.
+      const next = await post(
+        at(TOKEN_A),
+        '/api/chat/echo-chat',
+        { id: chatId, messages: [...chat.messages, userMessage('more')] },
+        TOKEN_A,
+      );
+      expect(next.status).toBe(200);
+    },
+  );
 
   it('stores a hash of the token as the owner, never the token', async () => {
     const chatId = `hashed-${randomUUID()}`;
