@@ -15,7 +15,8 @@ import {
 import { abortableDelay } from '../backends/timing.ts';
 import type { ExecutorContext } from './types.ts';
 
-const MAX_STREAM_MS = 60_000;
+/** Longest a fixture may spread its text over. */
+export const MAX_STREAM_MS = 60_000;
 
 export async function fixtureTurn(input: ModelTurnInput, ctx: ExecutorContext): Promise<ModelTurnOutput> {
   const fixture = input.fixture as FixtureTurn;
@@ -51,6 +52,10 @@ export function turnFromFixture(
   fixture: FixtureTurn,
   { where, turn, schema }: { where: string; turn: number; schema?: ModelTurnInput['schema'] },
 ): ModelTurnOutput {
+  // Fixtures and pins from outside are checked up front (turn-shape.ts); this guards the rest.
+  if (typeof fixture !== 'object' || fixture === null || Array.isArray(fixture)) {
+    throw new NonRetryableError(`${where}: expected a turn object { text?, toolCalls?, object? }`);
+  }
   if (fixture.text !== undefined && typeof fixture.text !== 'string') {
     throw new NonRetryableError(`${where}: text must be a string`);
   }

@@ -1,3 +1,4 @@
+export { checkFixtures, TurnShapeError } from '../executors/turn-shape.ts';
 export {
   ApprovalClosedError,
   ApprovalNotFoundError,

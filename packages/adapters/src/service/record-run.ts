@@ -19,6 +19,7 @@ import {
 } from '@weft/engine';
 import type { FlowSource } from '../backends/flow-source.ts';
 import type { BackendName } from '../backends/run-backend.ts';
+import { checkFixtures } from '../executors/turn-shape.ts';
 import { InputInvalidError } from '../inprocess/errors.ts';
 import { checkInputSize } from '../inprocess/options.ts';
 import type { RunHandoff, RunStore } from '../store/types.ts';
@@ -73,6 +74,8 @@ export async function recordRun(
   request: NewRunRequest,
 ): Promise<{ runId: string; flow: Flow }> {
   const flow = await validatedFlow(request.flow, rules);
+  // Malformed recorded turns are refused before the run exists, not when its llm step reaches them.
+  if (request.fixtures !== undefined) checkFixtures(request.fixtures);
   checkInputSize(request.input, rules.maxInputBytes);
   const issues = checkInput(flow.input, request.input);
   if (issues.length > 0) throw new InputInvalidError(issues);

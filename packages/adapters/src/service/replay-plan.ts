@@ -7,9 +7,9 @@
  * backend answers from a seed (model turns, tool calls, code, http, child runs) and, unless the
  * user asks again, approval decisions; sleeps run again.
  */
-import { type FixtureTurn, type Flow, isJsonObject, type Json, type RunEvent } from '@weft/engine';
+import { type Flow, isJsonObject, type Json, type RunEvent } from '@weft/engine';
 import { APPROVAL_KIND, recordedResults } from '../backends/seed.ts';
-import { turnFromFixture } from '../executors/fixture-turn.ts';
+import { pinnedTurn, quotedKey } from '../executors/turn-shape.ts';
 import type { JournalEntry } from '../store/types.ts';
 import { replayGate } from './replay-gate.ts';
 
@@ -72,7 +72,10 @@ export function planReplay(
   options: ReplayOptions,
 ): ReplayPlan {
   const { from } = options;
-  const pins = options.pins ?? {};
+  // By checkpoint id in a Map: a step may be called `toString` or `valueOf`, which `in` on a
+  // plain object finds on Object.prototype (such a step was neither reused nor listed as
+  // running again, so its side effect fired again unconfirmed).
+  const pins = new Map(Object.entries(options.pins ?? {}));
   const started = new Map<string, number>();
   const ended = new Map<string, number>();
   const types = new Map<string, { stepType: string; method: string | undefined }>();
@@ -99,7 +102,7 @@ export function planReplay(
   const notReused: ReplayPlan['notReused'] = [];
   for (const entry of journal) {
     const end = ended.get(entry.stepId);
-    if (!CALL_KINDS.has(entry.kind) || end === undefined || end >= point || entry.stepId in pins) continue;
+    if (!CALL_KINDS.has(entry.kind) || end === undefined || end >= point || pins.has(entry.stepId)) continue;
     const reason = gate.excludes(entry.stepId);
     if (reason) {
       notReused.push({ checkpoint: entry.stepId, reason });
@@ -109,7 +112,7 @@ export function planReplay(
     reused.push(entry.stepId);
   }
   const pinned: string[] = [];
-  for (const [stepId, output] of Object.entries(pins)) {
+  for (const [stepId, output] of pins) {
     const entry = recorded.get(stepId);
     // The pin answers the same call (its input hash) the source run made there.
     if (!entry || !CALL_KINDS.has(entry.kind))
@@ -143,7 +146,7 @@ export function planReplay(
     }
   const runAgain = new Set(notReused.map((item) => item.checkpoint));
   const rerun = [...started]
-    .filter(([stepId, seq]) => (seq >= point || runAgain.has(stepId)) && !(stepId in pins))
+    .filter(([stepId, seq]) => (seq >= point || runAgain.has(stepId)) && !pins.has(stepId))
     .sort((a, b) => a[1] - b[1])
     .map(([stepId]) => stepId);
   const sideEffects = rerun.flatMap((stepId) => {
@@ -167,11 +170,11 @@ export function planReplay(
  * A pinned value as the checkpoint's result. A model turn may be pinned as its text, or as a
  * fixture turn (`{ text?, toolCalls?: [{ tool, args }], object? }`), which becomes a whole turn
  * the way a recorded one does; a turn given whole (with its responseMessages) stays as it is.
- * Other calls take the value as it is.
+ * A malformed one is refused here, naming the field (TurnShapeError). Other calls take the value
+ * as it is.
  */
 function pinnedOutput(kind: string, stepId: string, value: Json): Json {
-  if (kind !== 'model-turn' || (isJsonObject(value) && Array.isArray(value.responseMessages))) return value;
-  const fixture = (typeof value === 'string' ? { text: value } : value) as FixtureTurn;
+  if (kind !== 'model-turn') return value;
   const turn = Number(/#(\d+)$/.exec(stepId)?.[1] ?? 1);
-  return turnFromFixture(fixture, { where: `pin: '${stepId}'`, turn }) as unknown as Json;
+  return pinnedTurn(value, { field: `pins${quotedKey(stepId)}`, turn });
 }

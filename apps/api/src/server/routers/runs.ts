@@ -20,6 +20,7 @@ import {
   type ReplayRequest,
   RunEndedError,
   SideEffectsUnconfirmedError,
+  TurnShapeError,
   turnsOf,
   UnknownCheckpointError,
   UnknownFlowVersionError,
@@ -113,6 +114,8 @@ export function serviceError(error: unknown): unknown {
     });
   if (error instanceof ApprovalNotFoundError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
   if (error instanceof UnknownCheckpointError) return new TRPCError({ code: 'BAD_REQUEST', message: error.message });
+  // A malformed pin or fixture turn: its message starts with the field (`pins['agent/llm#1'].toolCalls`).
+  if (error instanceof TurnShapeError) return new TRPCError({ code: 'BAD_REQUEST', message: error.message });
   if (error instanceof UnknownFlowVersionError) return new TRPCError({ code: 'NOT_FOUND', message: error.message });
   if (error instanceof SideEffectsUnconfirmedError)
     return new TRPCError({ code: 'PRECONDITION_FAILED', message: error.message });
