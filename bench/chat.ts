@@ -204,7 +204,11 @@ async function main() {
   const [temporal, inngest] = await Promise.all([startTemporalDevServer(), startInngestDevServer()]);
   let weft: Weft | undefined;
   try {
-    weft = await startWeft({ TEMPORAL_ADDRESS: temporal.address, INNGEST_DEV: inngest.url }, dir);
+    // The cases send recorded turns and an engine as the client's `fixtures` and `backend`.
+    weft = await startWeft(
+      { TEMPORAL_ADDRESS: temporal.address, INNGEST_DEV: inngest.url, WEFT_CHAT_CLIENT_OVERRIDES: 'fixtures,backend' },
+      dir,
+    );
     await trpc(weft.url, 'flows.create', { doc: agentFlow('chat-agent') });
     await trpc(weft.url, 'flows.create', {
       doc: agentFlow('chat-agent-handoff', { handoff: { to: 'temporal', at: 'first-tool-call' } }),

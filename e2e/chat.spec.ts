@@ -57,7 +57,9 @@ describe('the chat page', () => {
   beforeAll(async () => {
     demo = await startDemoApi();
     // The agent's page fetch goes to the demo API on loopback, which http steps refuse unless allowed.
-    editor = await openEditor({ env: { WEFT_HTTP_ALLOW_PRIVATE: '1' } });
+    // The page sends recorded turns (`fixtures`, its testing hook) and typed run `input`: the
+    // operator's choice, made here as scripts/start.sh makes it for the local demo.
+    editor = await openEditor({ env: { WEFT_HTTP_ALLOW_PRIVATE: '1', WEFT_CHAT_CLIENT_OVERRIDES: 'fixtures,input' } });
   });
 
   afterAll(async () => {

@@ -29,4 +29,6 @@ stops it): the flow list shows the examples, to run or copy. ${demo_run:+The dem
 (pnpm and Node 24 live in .tools/node_modules/.bin — add it to PATH, or use scripts/start.sh <command>.)
 
 MSG
-exec node apps/api/src/cli/main.ts serve
+# The local demo lets its chat clients send recorded model turns, an engine and run input
+# (a plain `weft serve` refuses them: --chat-client-overrides); WEFT_CHAT_CLIENT_OVERRIDES wins.
+exec node apps/api/src/cli/main.ts serve --chat-client-overrides "${WEFT_CHAT_CLIENT_OVERRIDES-all}"

@@ -57,7 +57,12 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'weft-chat-handoff-'));
   server = await serve('chat-handoff', {
     dataDir,
-    env: { TEMPORAL_ADDRESS: temporal.address, INNGEST_DEV: inngest.url },
+    // The recorded turns and the engine are the client's `fixtures` and `backend`: allowed here.
+    env: {
+      TEMPORAL_ADDRESS: temporal.address,
+      INNGEST_DEV: inngest.url,
+      WEFT_CHAT_CLIENT_OVERRIDES: 'fixtures,backend',
+    },
   });
   const api = client(server);
   await api.flows.create.mutate({ doc: agentFlow('stay') });

@@ -60,7 +60,8 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'weft-chat-'));
-  server = await serve('chat', { dataDir });
+  // The recorded turns are sent as the client's `fixtures`, which the operator must allow.
+  server = await serve('chat', { dataDir, env: { WEFT_CHAT_CLIENT_OVERRIDES: 'fixtures' } });
   await client(server).flows.create.mutate({ doc: chatFlow });
 }, 90_000);
 

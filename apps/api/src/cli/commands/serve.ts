@@ -134,7 +134,9 @@ export const serveCommand: Command = {
     } else if (token.source === 'file') {
       stdout.write(`A bearer token is required: the one stored in ${token.file} (or set WEFT_TOKEN).\n`);
     } else if (token.source === 'env') {
-      stdout.write('A bearer token is required: WEFT_TOKEN.\n');
+      stdout.write(
+        `A bearer token is required: WEFT_TOKEN${token.extra ? ` or one of WEFT_TOKENS (${token.extra.length})` : ''}.\n`,
+      );
     }
     if (chatClientOverrides.size > 0) {
       stdout.write(`Chat clients may set: ${[...chatClientOverrides].join(', ')} (--chat-client-overrides).\n`);
