@@ -6,6 +6,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import type { ApiContext } from './context.ts';
+import { refuseProtoKeys } from './refuse-proto-keys.ts';
 
 const t = initTRPC.context<ApiContext>().create({
   // Stack traces (server paths) stay out of responses unless WEFT_DEBUG asks for them.
@@ -35,7 +36,7 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
 /** Every procedure: authenticated when the server has a token. */
-export const procedure = t.procedure.use(({ ctx, next }) => {
+export const procedure = t.procedure.use(async ({ ctx, next, getRawInput }) => {
   if (ctx.auth.required && !ctx.auth.valid) {
     throw new TRPCError({
       code: 'UNAUTHORIZED',
@@ -44,5 +45,7 @@ export const procedure = t.procedure.use(({ ctx, next }) => {
         : 'a bearer token is required (Authorization: Bearer <WEFT_TOKEN>)',
     });
   }
+  // Checked before any input schema: a schema would drop the key silently (refuse-proto-keys.ts).
+  await refuseProtoKeys(getRawInput);
   return next();
 });
