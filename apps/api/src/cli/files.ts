@@ -3,7 +3,7 @@
  * say which file, and where in it, something is wrong.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
+import { checkJsonShape, checkJsonTextDepth, formatLongPath, MAX_DOCUMENT_DEPTH } from '@weft/engine';
 import { CliError } from './output.ts';
 
 /** Thrown for a file that is not valid JSON; carries the 1-based line and column. */
@@ -76,11 +76,19 @@ export async function readJsonFile(path: string, what: string, maxBytes?: number
   return parseJson(await readText(path, what, maxBytes), `${what} ${path}`);
 }
 
-/** `--input '{"a":1}'` or `--input @file.json`. */
+/**
+ * `--input '{"a":1}'` or `--input @file.json` (also a `--pin`'s value). A `"__proto__"` key is
+ * refused, naming where: the run's schema and the store would drop it silently (as the API does).
+ */
 export async function readInputArg(value: string | undefined, maxBytes: number | undefined): Promise<unknown> {
   if (value === undefined) return {};
-  if (value.startsWith('@')) return readJsonFile(value.slice(1), 'input file', maxBytes);
-  return parseJson(value, '--input');
+  const what = value.startsWith('@') ? `input file ${value.slice(1)}` : '--input';
+  const parsed = value.startsWith('@')
+    ? await readJsonFile(value.slice(1), 'input file', maxBytes)
+    : parseJson(value, what);
+  const issue = checkJsonShape(parsed, Number.POSITIVE_INFINITY, { refuseProtoKeys: true });
+  if (issue) throw new CliError(`${what}: ${formatLongPath(issue.path)}: "__proto__" keys are not allowed`);
+  return parsed;
 }
 
 /** Flow files may be TypeScript in the `weft` export shape: those are imported first. */
