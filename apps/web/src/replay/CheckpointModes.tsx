@@ -3,7 +3,7 @@
  * it), live (execute again), or pinned (answered with a value typed here, starting from the
  * recorded one).
  */
-import type { Checkpoint, CheckpointMode, ReplayForm } from './replay-form.ts';
+import { type Checkpoint, type CheckpointMode, modeOf, pinTextOf, type ReplayForm } from './replay-form.ts';
 import type { ReplayPreview } from './use-replay-preview.ts';
 
 function outcome(id: string, preview: ReplayPreview | null): string {
@@ -40,8 +40,8 @@ export function CheckpointModes({
       </thead>
       <tbody>
         {checkpoints.map((checkpoint) => {
-          const mode = form.modes[checkpoint.id] ?? 'default';
-          const text = form.pins[checkpoint.id] ?? '';
+          const mode = modeOf(form, checkpoint.id);
+          const text = pinTextOf(form, checkpoint.id) ?? '';
           return (
             <tr key={checkpoint.id}>
               <td>

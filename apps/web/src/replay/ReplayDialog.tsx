@@ -20,6 +20,7 @@ import {
   type CheckpointMode,
   checkpointsOf,
   initialForm,
+  modeOf,
   pinTargetOf,
   type ReplayForm,
   setMode,
@@ -102,7 +103,7 @@ export function ReplayDialog({
 
   const errorOf = (field: string) => (built.ok ? undefined : built.errors.find((error) => error.field === field));
   const inputError = errorOf('Flow input');
-  const pinned = pinTarget !== null && form.modes[pinTarget] === 'pinned';
+  const pinned = pinTarget !== null && modeOf(form, pinTarget) === 'pinned';
 
   return (
     <Dialog

@@ -108,12 +108,25 @@ export function initialForm(state: RunState, from: string, editOutput: boolean, 
   return target ? setMode(form, state, target, 'pinned') : form;
 }
 
+/**
+ * A checkpoint's mode and pinned text as the form holds them. Read as own properties: a step may
+ * be called `toString` or `valueOf`, which a plain object answers from Object.prototype.
+ */
+export function modeOf(form: ReplayForm, checkpoint: string): CheckpointMode {
+  return Object.hasOwn(form.modes, checkpoint) ? (form.modes[checkpoint] ?? 'default') : 'default';
+}
+
+export function pinTextOf(form: ReplayForm, checkpoint: string): string | undefined {
+  return Object.hasOwn(form.pins, checkpoint) ? form.pins[checkpoint] : undefined;
+}
+
 /** The form with a checkpoint's mode set; pinning starts from its recorded result (kept if typed already). */
 export function setMode(form: ReplayForm, state: RunState, checkpoint: string, mode: CheckpointMode): ReplayForm {
   const modes = { ...form.modes, [checkpoint]: mode };
   if (mode === 'default') delete modes[checkpoint];
   const pins = { ...form.pins };
-  if (mode === 'pinned' && pins[checkpoint] === undefined) pins[checkpoint] = pretty(pinValueOf(state, checkpoint));
+  if (mode === 'pinned' && pinTextOf(form, checkpoint) === undefined)
+    pins[checkpoint] = pretty(pinValueOf(state, checkpoint));
   return { ...form, modes, pins };
 }
 
@@ -142,7 +155,7 @@ export function buildRequest(
   for (const [checkpoint, mode] of Object.entries(form.modes)) {
     if (mode === 'live') live.push(checkpoint);
     if (mode !== 'pinned') continue;
-    const value = parse(form.pins[checkpoint] ?? '', `Pinned value of ${checkpoint}`);
+    const value = parse(pinTextOf(form, checkpoint) ?? '', `Pinned value of ${checkpoint}`);
     if (value.ok) pins[checkpoint] = value.value;
     else errors.push(value.error);
   }

@@ -120,7 +120,7 @@ export function Timeline() {
 
   const toggle = useCallback(
     (bar: TimelineBar) => {
-      if (bar.kind === 'child-run' && bar.childRunId && !children[bar.id]) {
+      if (bar.kind === 'child-run' && bar.childRunId && !Object.hasOwn(children, bar.id)) {
         const childRunId = bar.childRunId;
         setChildren((current) => ({ ...current, [bar.id]: { state: 'loading' } }));
         loadEvents(childRunId)
@@ -321,7 +321,8 @@ export function Timeline() {
             const drawn: DrawnBar = bar.runId === undefined ? barAt(bar, seq, time) : atTime(bar, time);
             const start = bar.segments[0]?.start;
             const end = bar.segments.at(-1)?.end ?? span.end;
-            const child = children[bar.id];
+            // Own entries only: a bar's id is a step id, and a step may be called `toString`.
+            const child = Object.hasOwn(children, bar.id) ? children[bar.id] : undefined;
             return (
               <TimelineRow
                 key={bar.id}

@@ -3,9 +3,10 @@ import { useContext } from 'react';
 import { useStore } from 'zustand';
 import { shallow } from 'zustand/shallow';
 import { useStoreWithEqualityFn } from 'zustand/traditional';
+import type { CompareMark } from './compare-view.ts';
 import { EditorStoreContext } from './EditorStoreProvider.tsx';
 import type { EditorState, EditorStore } from './editor-store.ts';
-import { runIsActive } from './run-status.ts';
+import { type NodeRun, runIsActive } from './run-status.ts';
 
 export function useEditorStoreApi(): EditorStore {
   const store = useContext(EditorStoreContext);
@@ -17,20 +18,35 @@ export function useEditor<T>(selector: (state: EditorState) => T): T {
   return useStore(useEditorStoreApi(), selector);
 }
 
-export const useNodeStatus = (id: string) => useEditor((state) => state.run?.nodes[id]?.status ?? null);
-export const useNodeText = (id: string) => useEditor((state) => state.run?.nodes[id]?.text ?? '');
+/**
+ * A node's run state and compare mark, read as own properties: a step may be called `toString` or
+ * `valueOf`, which a plain object (a run's `nodes` before its first snapshot, a map that came
+ * through JSON) answers from Object.prototype.
+ */
+function nodeOf(state: EditorState, id: string): NodeRun | undefined {
+  const nodes = state.run?.nodes;
+  return nodes && Object.hasOwn(nodes, id) ? nodes[id] : undefined;
+}
+
+function markOf(state: EditorState, id: string): CompareMark | null {
+  const marks = state.compare?.marks;
+  return marks && Object.hasOwn(marks, id) ? (marks[id] ?? null) : null;
+}
+
+export const useNodeStatus = (id: string) => useEditor((state) => nodeOf(state, id)?.status ?? null);
+export const useNodeText = (id: string) => useEditor((state) => nodeOf(state, id)?.text ?? '');
 /** Not reached yet (at the scrubbed moment) while the run could still reach it: drawn dimmed as `queued`. */
 export const useNodeQueued = (id: string) =>
-  useEditor((state) => state.run !== null && runIsActive(state.run.view.status) && !state.run.nodes[id]);
-export const useNodeDuration = (id: string) => useEditor((state) => state.run?.nodes[id]?.durationMs ?? null);
+  useEditor((state) => state.run !== null && runIsActive(state.run.view.status) && !nodeOf(state, id));
+export const useNodeDuration = (id: string) => useEditor((state) => nodeOf(state, id)?.durationMs ?? null);
 /** The tool names called so far, newline-joined (a string, so the selector result is stable). */
-export const useNodeToolCalls = (id: string) => useEditor((state) => state.run?.nodes[id]?.toolCalls.join('\n') ?? '');
-export const useNodeWaiting = (id: string) => useEditor((state) => state.run?.nodes[id]?.waitingStepId ?? null);
+export const useNodeToolCalls = (id: string) => useEditor((state) => nodeOf(state, id)?.toolCalls.join('\n') ?? '');
+export const useNodeWaiting = (id: string) => useEditor((state) => nodeOf(state, id)?.waitingStepId ?? null);
 export const useNodeProblemCount = (id: string) =>
   useEditor((state) => state.problems.reduce((count, problem) => count + (problem.nodeId === id ? 1 : 0), 0));
 /** Everything a step or container node draws from the store (`status` is `queued` while not reached). */
 function nodeLiveOf(state: EditorState, id: string) {
-  const node = state.run?.nodes[id];
+  const node = nodeOf(state, id);
   const queued = state.run !== null && runIsActive(state.run.view.status) && !node;
   let problems = 0;
   for (const problem of state.problems) if (problem.nodeId === id) problems++;
@@ -42,7 +58,7 @@ function nodeLiveOf(state: EditorState, id: string) {
     waiting: node?.waitingStepId ?? null,
     problems,
     reused: node?.reused ?? null,
-    mark: state.compare?.marks[id] ?? null,
+    mark: markOf(state, id),
     first: state.compare?.firstDivergence === id,
   };
 }
@@ -61,7 +77,7 @@ export const useCanRedo = () => useEditor((state) => state.history.future.length
 export const useHasSelection = () =>
   useEditor((state) => state.selectedIds.length > 0 || state.selectedEdgeIds.length > 0);
 /** Checkpoints of the node answered from the run's seed: 'all', 'some' or null. */
-export const useNodeReused = (id: string) => useEditor((state) => state.run?.nodes[id]?.reused ?? null);
+export const useNodeReused = (id: string) => useEditor((state) => nodeOf(state, id)?.reused ?? null);
 /** The node's mark while two runs or versions are compared, and whether it is the first divergence. */
-export const useNodeCompare = (id: string) => useEditor((state) => state.compare?.marks[id] ?? null);
+export const useNodeCompare = (id: string) => useEditor((state) => markOf(state, id));
 export const useIsFirstDivergence = (id: string) => useEditor((state) => state.compare?.firstDivergence === id);
