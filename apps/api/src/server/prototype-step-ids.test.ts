@@ -14,10 +14,10 @@ import { exportFlow } from '@weft/codegen';
 import { type Flow, timelineOf, validateFlow } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTextSteps, chunksOf } from './chat/chat-stream.ts';
-import { type TestServer, testServices, waitForStatus } from './test-support.ts';
+import { type FlowDoc, type TestServer, testServices, waitForStatus } from './test-support.ts';
 
 /** A model turn, the step under test POSTing to the receiver, a model turn reading its result. */
-function flowWith(id: string, n: number) {
+function flowWith(id: string, n: number): FlowDoc {
   return {
     irVersion: 1,
     id: `proto-${n}`,
