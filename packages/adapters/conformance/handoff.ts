@@ -61,6 +61,15 @@ export const HANDOFF_APPROVALS_FLOW = {
   },
 } as unknown as Flow;
 
+/** A sleep that ends in-process before the hand-off; its wake-up time is part of the output. */
+export const HANDOFF_SLEEP_FLOW = {
+  ...HANDOFF_FLOW,
+  id: 'handoff-sleep',
+  name: 'A sleep before a hand-off',
+  steps: [{ id: 'nap', type: 'sleep', duration: '20ms' }, ...(HANDOFF_FLOW.steps as unknown[])],
+  output: { text: '=steps.agent.output.text', nap: '=steps.nap.output.until' },
+} as unknown as Flow;
+
 interface Counter {
   base: string;
   hits: Map<string, number>;
@@ -157,6 +166,34 @@ export function defineHandOffCases(adapter: () => ConformanceAdapter | undefined
           'agent/tool#1.0',
           'agent/llm#2',
         ]);
+    },
+    timeoutMs * 2,
+  );
+
+  it(
+    'hand-off after a sleep: the engine does not sleep it again (it answers with the wake-up time recorded in-process)',
+    async () => {
+      const backend = adapter();
+      if (!backend || !counter) throw new Error('the conformance suite did not start');
+      if (!backend.startInProcess) throw new Error(`${backend.name}: a hand-off suite needs startInProcess`);
+      const { runId } = await backend.startInProcess({
+        flow: HANDOFF_SLEEP_FLOW,
+        flows: [HANDOFF_SLEEP_FLOW],
+        fixtures: FIXTURES,
+        input: { base: counter.base, key: 'sleep' },
+        handOffAt: 'first-tool-call',
+      });
+      const result = await backend.waitForEnd(runId);
+      expect(result.status, `${backend.name}: the run (${result.error?.message ?? ''})`).toBe('completed');
+      const events = await backend.events(runId);
+      expect(ofType(events, 'run.handed-off')).toHaveLength(1);
+      const napEnd = ofType(events, 'step.completed').find((event) => (event as { stepId: string }).stepId === 'nap');
+      // Slept again, the engine's interpreter would see its own later wake-up time.
+      expect(result.output, `${backend.name}: the sleep's wake-up time`).toEqual({
+        text: 'Counted once.',
+        nap: (napEnd as { output: { until: string } } | undefined)?.output.until,
+      });
+      expect(counter.hits.get('sleep')).toBe(1);
     },
     timeoutMs * 2,
   );

@@ -77,6 +77,26 @@ export function seedAnswer(
   return entry !== undefined && entry.inputHash === inputHash() ? entry : undefined;
 }
 
+/** The input hash of a sleep as the in-process journal keeps it (its output: `{ until }`). */
+export function sleepHash(ms: number): string {
+  return `sleep:${ms}`;
+}
+
+/**
+ * When a sleep the seed holds ends (ISO time), or undefined: sleep live. A hand-off's seed
+ * carries the sleeps that ran in-process, each with its wake-up time, so the engine sleeps only
+ * what is left of it (nothing, for one that finished) instead of the whole duration again.
+ */
+export function seedSleepUntil(
+  seed: ReadonlyMap<string, JournalEntry>,
+  stepId: string,
+  ms: number,
+): string | undefined {
+  const entry = seedAnswer(seed, stepId, () => sleepHash(ms));
+  const until = entry?.status === 'completed' && isJsonObject(entry.output) ? entry.output.until : undefined;
+  return typeof until === 'string' && !Number.isNaN(Date.parse(until)) ? until : undefined;
+}
+
 /** The part of a run's seed meant for the child run that `spawnStepId` starts, as the child's own seed. */
 export function childSeed(seed: ReadonlyMap<string, JournalEntry>, spawnStepId: string): JournalEntry[] {
   const prefix = `${spawnStepId}${CHILD_SEPARATOR}`;

@@ -29,6 +29,7 @@ import {
   seedAnswer,
   seedDecision,
   seededEvent,
+  seedSleepUntil,
   seedValue,
   spawnEntry,
   spawnHash,
@@ -150,9 +151,19 @@ export function inngestHost(ctx: InngestHostContext): StepHost {
     },
 
     async sleep(id, ms) {
-      const until = (await step.run(`${id}#until`, () => new Date(Date.now() + ms).toISOString())) as string;
+      // Slept in-process before a hand-off: only what is left of it (none, for a finished one).
+      const seededUntil = seedSleepUntil(ctx.seed, id, ms);
+      if (seededUntil !== undefined) reused.add(id);
+      const until =
+        seededUntil ?? ((await step.run(`${id}#until`, () => new Date(Date.now() + ms).toISOString())) as string);
       await reporter.flush();
-      await step.sleepUntil(id, until);
+      // Decided in a step's memo, not by this invocation's clock: a later invocation must ask
+      // Inngest for the same steps as this one did.
+      const wait =
+        seededUntil === undefined
+          ? true
+          : ((await step.run(`${id}#left`, () => Date.parse(seededUntil) > Date.now())) as boolean);
+      if (wait) await step.sleepUntil(id, until);
       return { until };
     },
 

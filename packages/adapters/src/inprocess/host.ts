@@ -22,7 +22,16 @@ import {
 } from '@weft/engine';
 import { deltaEmitter } from '../backends/attempt.ts';
 import { isHandOffPoint } from '../backends/handoff.ts';
-import { childSeed, seedAnswer, seedDecision, seededEvent, seedValue, spawnHash } from '../backends/seed.ts';
+import {
+  childSeed,
+  seedAnswer,
+  seedDecision,
+  seededEvent,
+  seedSleepUntil,
+  seedValue,
+  sleepHash,
+  spawnHash,
+} from '../backends/seed.ts';
 import { abortableDelay, raceAbort, StepTimeoutError, withTimeout } from '../backends/timing.ts';
 import type { ExecutorRegistry } from '../executors/index.ts';
 import { checkEventSize, type EventLimits, eventLimits } from '../limits.ts';
@@ -174,11 +183,16 @@ export class InProcessHost implements StepHost {
   }
 
   async sleep(id: string, ms: number): Promise<{ until: string }> {
-    const hash = `sleep:${ms}`;
+    const hash = sleepHash(ms);
     let until: number;
     const recorded = this.#replay(id, hash);
+    const seeded = recorded ? undefined : seedSleepUntil(this.#deps.seed, id, ms);
     if (recorded) {
       until = Date.parse(String((recorded.value as { until: string }).until));
+    } else if (seeded !== undefined) {
+      // Slept (or sleeping) before a hand-off or in a seeded run: only what is left of it.
+      this.#reused.add(id);
+      until = Date.parse(seeded);
     } else {
       this.#checkCancelled();
       this.#handOffIfAt(id, 'sleep');

@@ -52,6 +52,7 @@ import {
   seedAnswer,
   seedDecision,
   seededEvent,
+  seedSleepUntil,
   seedValue,
   spawnEntry,
   spawnHash,
@@ -178,10 +179,15 @@ export async function weftFlow(args: WeftFlowArgs): Promise<Json> {
         at,
       };
     },
-    async sleep(_id, ms) {
+    async sleep(id, ms) {
+      // Slept in-process before a hand-off: only what is left of it (none, for a finished one).
+      // The seed is part of the start input, so a replay of this history decides the same.
+      const seededUntil = seedSleepUntil(seeded, id, ms);
+      if (seededUntil !== undefined) reused.add(id);
       await flush();
-      const until = new Date(Date.now() + ms).toISOString();
-      await sleep(ms);
+      const until = seededUntil ?? new Date(Date.now() + ms).toISOString();
+      const left = Date.parse(until) - Date.now();
+      if (left > 0) await sleep(left);
       return { until };
     },
     async spawn(id, ref: FlowRef, input: Json) {
