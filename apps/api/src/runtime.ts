@@ -86,7 +86,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     store,
     handOff: async (to, run) => {
       if (!service) throw new Error(`run ${run.runId} hands off to ${to} before the runtime is open`);
-      await service.backend(to).start(run);
+      // Tried again in the background while the engine is unreachable (service/engine-starts.ts).
+      await service.startHandedOff(to, run);
     },
     executors: executors(),
     flows,

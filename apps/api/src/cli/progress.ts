@@ -123,6 +123,15 @@ export class ProgressRenderer {
           `${label ? `${label}child run ` : 'run '}handed off from ${event.from} to ${event.to} at ${event.checkpoint}`,
         );
         return;
+      case 'run.engine-unreachable':
+        this.#line(
+          this.#out.style('yellow', '⏳'),
+          `${label ? `${label}child run ` : 'run '}waits for ${event.engine}: ${redact(preview(event.error.message, 80))}; started as soon as it answers`,
+        );
+        return;
+      case 'run.engine-reached':
+        this.#line(this.#out.style('cyan', '⇢'), `${label ? `${label}child run ` : 'run '}started on ${event.engine}`);
+        return;
       case 'run.completed':
       case 'run.failed':
       case 'run.cancelled':

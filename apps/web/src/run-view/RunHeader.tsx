@@ -48,6 +48,7 @@ export function RunHeader({ runId: opened }: { runId: string }) {
   const flowId = useEditor((state) => state.flowId);
   const ranVersion = useEditor((state) => state.run?.state.flowVersion ?? null);
   const handoff = useEditor((state) => state.run?.state.handoff ?? null);
+  const engineWait = useEditor((state) => state.run?.state.waitingForEngine ?? null);
   const ancestors = useAncestors(runId);
   const latest = useLatestVersion(flowId);
   return (
@@ -86,6 +87,12 @@ export function RunHeader({ runId: opened }: { runId: string }) {
           ) : null}
         </span>
       </nav>
+      {engineWait ? (
+        <p className="version-notice small" role="status" data-testid="engine-wait-notice">
+          Waiting for its engine: {engineWait.engine} could not be reached ({engineWait.error.message}). The run starts
+          there by itself as soon as it answers.
+        </p>
+      ) : null}
       {ranVersion !== null && latest !== null && latest !== ranVersion ? (
         <p className="version-notice small" role="note" data-testid="version-notice">
           This run ran version {ranVersion} of {flowId}, which the canvas shows; the flow has changed since (now v

@@ -40,6 +40,10 @@ export function describeEvent(event: RunEvent): string {
       return `${event.stepId} started child run ${event.childRunId}`;
     case 'run.handed-off':
       return `handed off from ${event.from} to ${event.to} at ${event.checkpoint}`;
+    case 'run.engine-unreachable':
+      return `waiting for ${event.engine}: ${event.error.message}`;
+    case 'run.engine-reached':
+      return `${event.engine} took the run`;
     case 'run.completed':
       return 'run completed';
     case 'run.failed':

@@ -11,10 +11,14 @@
  *    it free), then the row's `backend` becomes the target: from here the in-process runner
  *    leaves it alone. A crash between the two leaves an unowned in-process run: as in 1.
  * 3. the target's start, keyed by the run id (Temporal workflow id, Inngest event id): a second
- *    start is a no-op. A crash before the engine accepted it is repaired at start-up by
- *    `RunService.recoverHandOffs`, which starts again every open run handed off to an engine.
+ *    start is a no-op. An engine that cannot be reached is tried again with backoff while the
+ *    run shows it waits for it (service/engine-starts.ts). A crash before the engine accepted it
+ *    is repaired at start-up by `RunService.recoverHandOffs`, which starts again every open run
+ *    handed off to an engine.
+ * The crash windows of 1–3 have test failpoints (backends/failpoint.ts).
  */
 import { type Fixtures, type Flow, flowSchema } from '@weft/engine';
+import { failpoint } from '../backends/failpoint.ts';
 import type { RunHandOver } from '../backends/run-backend.ts';
 import { APPROVAL_KIND, recordedResults, seedEntries } from '../backends/seed.ts';
 import type { ApprovalRecord, JournalEntry, RunHandoff, RunRecord, RunStore } from '../store/types.ts';
@@ -24,8 +28,11 @@ import { outcomeOf, type RunOutcome } from './options.ts';
 /** Starts a handed-off run on its target engine (the composition root binds it to the service's backends). */
 export type HandOffStart = (to: RunHandoff['to'], run: RunHandOver) => Promise<void>;
 
-/** What a target engine's host answers from a seed (sleeps are not: they run again there). */
-const SEEDABLE_KINDS: ReadonlySet<string> = new Set(['model-turn', 'tool', 'code', 'http', 'spawn']);
+/**
+ * What a target engine's host answers from a seed. A sleep is answered with its wake-up time:
+ * the engine sleeps only what is left of it (seed.ts `seedSleepUntil`).
+ */
+const SEEDABLE_KINDS: ReadonlySet<string> = new Set(['model-turn', 'tool', 'code', 'http', 'spawn', 'sleep']);
 
 /** This process cannot start the engine a run hands off to: the run fails with this. */
 export class HandOffUnavailableError extends Error {
@@ -40,7 +47,7 @@ export class HandOffUnavailableError extends Error {
 /**
  * The seed a handed-off run continues from: every call it made (its own results, and what its
  * own seed answered, when it is a replay) — model turns, tools, code, http, child runs that ended
- * here — and every approval decided here. Read from the store alone, so a start-up that repeats
+ * here, sleeps with their wake-up time — and every approval decided here. Read from the store alone, so a start-up that repeats
  * a hand-off builds the same seed.
  */
 export async function handOffSeed(store: RunStore, runId: string): Promise<JournalEntry[]> {
@@ -83,8 +90,10 @@ export async function handOffRun(
       events: [{ type: 'run.handed-off', from: 'inprocess', to: handoff.to, checkpoint }],
     },
   ]);
+  failpoint('handoff-after-commit');
   await store.releaseRun(run.id, owner);
   await store.updateRun(run.id, { backend: handoff.to });
+  failpoint('handoff-before-start');
   await start(handoff.to, handOverOf(run, seed));
   return { ...outcomeOf(run), status: 'running' };
 }

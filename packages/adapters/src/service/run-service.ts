@@ -13,6 +13,7 @@ import { seedEntries } from '../backends/seed.ts';
 import { UnknownRunError } from '../inprocess/errors.ts';
 import { handOffSeed, handOverOf } from '../inprocess/handoff.ts';
 import type { ApprovalRecord, JournalEntry, RunHandoff, RunRecord, RunStore } from '../store/types.ts';
+import { type EngineRetry, type EngineStartOutcome, EngineStarts } from './engine-starts.ts';
 import {
   ApprovalClosedError,
   ApprovalNotFoundError,
@@ -35,6 +36,8 @@ export interface RunServiceOptions {
   maxInputBytes?: number;
   /** Why a backend that is not open is missing, for the error (e.g. the setting to set). */
   unavailableHint?: (backend: string) => string | undefined;
+  /** How often a handed-off run's start is tried again while its engine is unreachable (engine-starts.ts). */
+  engineRetry?: EngineRetry;
 }
 
 export interface StartRunRequest {
@@ -91,9 +94,11 @@ export class RunService {
   readonly #backends = new Map<string, RunBackend>();
   readonly #rules: RunRules;
   readonly #hint: RunServiceOptions['unavailableHint'];
+  readonly #engineStarts: EngineStarts;
 
   constructor(options: RunServiceOptions) {
     this.store = options.store;
+    this.#engineStarts = new EngineStarts(options.store, options.engineRetry);
     for (const backend of options.backends) this.#backends.set(backend.name, backend);
     this.#rules = {
       flows: options.flows ?? memoryFlowSource([]),
@@ -173,10 +178,20 @@ export class RunService {
     // Asked of the database: start-up must not read (and decode) every open run to find these few.
     for (const run of await this.store.listRuns({ status: ['running', 'waiting'], handedOff: true })) {
       if (!run.handoff || run.backend !== run.handoff.to || !this.#backends.has(run.backend)) continue;
-      await this.backend(run.backend).start(handOverOf(run, await handOffSeed(this.store, run.id)));
+      // An engine still down is tried again in the background: start-up does not wait for it.
+      await this.#engineStarts.start(this.backend(run.backend), handOverOf(run, await handOffSeed(this.store, run.id)));
       restarted.push(run.id);
     }
     return restarted;
+  }
+
+  /**
+   * Starts a run handed off to `to` there (the in-process runner's last step of a hand-off):
+   * 'started' once the engine took it; 'waiting' when it could not be reached, the run then
+   * marked as waiting for its engine and started as soon as the engine answers.
+   */
+  startHandedOff(to: string, run: Parameters<RunBackend['start']>[0]): Promise<EngineStartOutcome> {
+    return this.#engineStarts.start(this.backend(to), run);
   }
 
   /**
@@ -263,8 +278,11 @@ export class RunService {
     const run = await this.#run(runId);
     if (isFinalStatus(run.status)) throw new RunEndedError(run, 'it cannot be resumed');
     const backend = this.backend(run.backend);
-    if (run.handoff && run.backend === run.handoff.to)
-      await backend.start(handOverOf(run, await handOffSeed(this.store, run.id)));
+    if (run.handoff && run.backend === run.handoff.to) {
+      const started = await this.#engineStarts.start(backend, handOverOf(run, await handOffSeed(this.store, run.id)));
+      // Unreachable: the start is being tried again, and the run's log says it waits.
+      if (started === 'waiting') return;
+    }
     await backend.resume(runId);
   }
 
@@ -274,6 +292,7 @@ export class RunService {
   }
 
   async close(): Promise<void> {
+    await this.#engineStarts.close();
     for (const backend of [...this.#backends.values()].reverse()) await backend.close().catch(() => undefined);
   }
 

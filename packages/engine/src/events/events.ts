@@ -45,6 +45,13 @@ export type RunEventInput =
   | { type: 'child.started'; stepId: string; childRunId: string; flowId: string }
   /** The run left the in-process runner at `checkpoint` and continues on `to` (flow `handoff`). */
   | { type: 'run.handed-off'; from: string; to: string; checkpoint: string }
+  /**
+   * The engine a run was handed off to could not be reached to start it (`error`): the run waits
+   * for it, and is started as soon as the engine answers (`run.engine-reached`).
+   */
+  | { type: 'run.engine-unreachable'; engine: string; error: ErrorInfo }
+  /** The engine a run waited for took it: the run goes on there. */
+  | { type: 'run.engine-reached'; engine: string }
   | { type: 'run.completed'; output: Json }
   | { type: 'run.failed'; error: ErrorInfo }
   | { type: 'run.cancelled'; reason?: string };
@@ -76,7 +83,10 @@ export function eventKey(event: RunEventInput): string | null {
       return `${event.type}:${event.stepId}`;
     case 'step.retrying':
       return `${event.type}:${event.stepId}:${event.attempt}`;
+    // Each wait for the engine is a fact of its own: a run may wait again after a restart.
     case 'step.delta':
+    case 'run.engine-unreachable':
+    case 'run.engine-reached':
       return null;
   }
 }

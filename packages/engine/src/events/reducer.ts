@@ -45,6 +45,11 @@ export interface RunState {
   backend: string | null;
   /** Where the run left the in-process runner for a durable engine, if it did. */
   handoff: { from: string; to: string; checkpoint: string; seq: number } | null;
+  /**
+   * Set while the engine the run was handed to cannot be reached to start it (the runner keeps
+   * trying): which engine, why, and since when.
+   */
+  waitingForEngine: { engine: string; error: ErrorInfo; since: number | null } | null;
   input: Json;
   output: Json;
   error: ErrorInfo | null;
@@ -68,6 +73,7 @@ export function initialRunState(): RunState {
     flowVersion: null,
     backend: null,
     handoff: null,
+    waitingForEngine: null,
     input: null,
     output: null,
     error: null,
@@ -114,6 +120,12 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
     case 'run.handed-off':
       state.backend = event.to;
       state.handoff = { from: event.from, to: event.to, checkpoint: event.checkpoint, seq: state.seq };
+      break;
+    case 'run.engine-unreachable':
+      state.waitingForEngine = { engine: event.engine, error: event.error, since: at };
+      break;
+    case 'run.engine-reached':
+      state.waitingForEngine = null;
       break;
     case 'step.completed': {
       const step = ensureStep(state, event.stepId, 'unknown', null);
@@ -166,16 +178,19 @@ export function applyEvent(state: RunState, event: RunEvent | RunEventInput): Ru
       ensureStep(state, event.stepId, 'spawn', null).childRunId = event.childRunId;
       break;
     case 'run.completed':
+      state.waitingForEngine = null;
       state.status = 'completed';
       state.output = event.output;
       state.endedAt = at;
       break;
     case 'run.failed':
+      state.waitingForEngine = null;
       state.status = 'failed';
       state.error = event.error;
       state.endedAt = at;
       break;
     case 'run.cancelled':
+      state.waitingForEngine = null;
       state.status = 'cancelled';
       state.endedAt = at;
       break;

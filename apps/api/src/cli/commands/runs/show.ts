@@ -6,7 +6,7 @@
  */
 import { costsOfRun } from '@weft/adapters/service';
 import type { RunEvent } from '@weft/engine';
-import { isJsonObject, runState, type StepState, timelineOf } from '@weft/engine';
+import { isJsonObject, type RunState, runState, type StepState, timelineOf } from '@weft/engine';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { openStoreFromEnv } from '../../context.ts';
 import {
@@ -116,6 +116,7 @@ export const runsShowCommand: Command = {
           `${bold('handoff')}  from ${state.handoff.from} to ${state.handoff.to} at ${state.handoff.checkpoint}\n`,
         );
       else if (run.handoff) stdout.write(`${bold('handoff')}  to ${run.handoff.to} at ${run.handoff.at} (not yet)\n`);
+      writeEngineWait(state, bold);
       if (run.parentRunId) stdout.write(`${bold('parent')}   ${run.parentRunId} (step ${run.parentStepId})\n`);
       stdout.write(`${bold('started')}  ${formatDateTime(run.createdAt)}\n`);
       stdout.write(`${bold('duration')} ${formatDuration(ended === null ? null : ended - run.createdAt)}\n`);
@@ -213,6 +214,10 @@ function detail(event: RunEvent): string {
       return `${event.childRunId} (${event.flowId})`;
     case 'run.handed-off':
       return `${event.from} → ${event.to} at ${event.checkpoint}`;
+    case 'run.engine-unreachable':
+      return `${event.engine}: ${redact(preview(event.error.message, 60))}`;
+    case 'run.engine-reached':
+      return event.engine;
     case 'run.completed':
       return preview(event.output, 50);
     case 'run.cancelled':
@@ -220,6 +225,16 @@ function detail(event: RunEvent): string {
     case 'step.delta':
       return '';
   }
+}
+
+/** A handed-off run whose engine did not answer yet: which, since when, why (the runner keeps trying). */
+function writeEngineWait(state: Pick<RunState, 'waitingForEngine'>, bold: (text: string) => string): void {
+  const wait = state.waitingForEngine;
+  if (!wait) return;
+  const since = wait.since === null ? '' : ` since ${formatTime(wait.since)}`;
+  stdout.write(
+    `${bold('waiting')}  ${stdout.style('yellow', `for its engine: ${wait.engine} unreachable${since}`)} (${redact(preview(wait.error.message, 80))}); started as soon as it answers\n`,
+  );
 }
 
 function stepRow(step: StepState): string[] {
@@ -280,6 +295,7 @@ async function showRemote(server: string, runId: string, json: boolean): Promise
   stdout.write(`${bold('status')}   ${colourStatus(run.status)}\n`);
   stdout.write(`${bold('server')}   ${server}\n`);
   stdout.write(`${bold('started')}  ${formatDateTime(run.createdAt)}\n`);
+  writeEngineWait(state, bold);
   if (run.status === 'completed') stdout.write(`${bold('output')}   ${preview(run.output, 100)}\n`);
   if (run.error) stdout.write(`${bold('error')}    ${stdout.style('red', redact(run.error.message))}\n`);
   stdout.write(`\n${bold('events')}\n`);
