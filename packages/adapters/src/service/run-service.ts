@@ -314,7 +314,12 @@ export class RunService {
       });
     } catch (cause) {
       const error = new BackendRefusedError(backend.name, cause);
-      await this.store.updateRun(run.runId, { status: 'failed', error: { name: error.name, message: error.message } });
+      const info = { name: error.name, message: error.message };
+      // The log's last event says so too, as every run's does: whoever follows the run (the
+      // editor, `runs show`, a chat stream) sees it end instead of waiting for an engine that
+      // never took it. The store keeps one `run.failed` per run should the engine write its own.
+      await this.store.commit([{ runId: run.runId, journal: [], events: [{ type: 'run.failed', error: info }] }]);
+      await this.store.updateRun(run.runId, { status: 'failed', error: info });
       throw error;
     }
   }
