@@ -1,5 +1,5 @@
 import type { Flow } from '@weft/engine';
-import { format } from 'prettier';
+import { formatSource } from './format-source.ts';
 import { inngestTarget } from './targets/inngest.ts';
 import type { ExportFile, ExportOptions, ExportTarget } from './targets/target.ts';
 import { temporalTarget } from './targets/temporal.ts';
@@ -35,8 +35,4 @@ export async function exportFlowFiles(
   const chosen: ExportTarget = TARGETS[target];
   const files = chosen.emitFiles?.(flow, options) ?? [{ path: `${flow.id}.ts`, contents: chosen.emit(flow, options) }];
   return Promise.all(files.map(async (file) => ({ path: file.path, contents: await formatSource(file.contents) })));
-}
-
-function formatSource(source: string): Promise<string> {
-  return format(source, { parser: 'typescript', singleQuote: true, printWidth: 100, trailingComma: 'all' });
 }

@@ -4,15 +4,16 @@
  *
  * - `ts`: TypeScript that behaves like the IR expression. The IR's `==`/`!=` are strict except
  *   that null equals a missing value; JavaScript's are loose. So `x == null` stays (JavaScript
- *   means the same), a comparison with any other literal becomes `===`/`!==` (the same, as the
- *   literal is not null), and anything else calls `eq(a, b)`/`ne(a, b)` from `@weft/engine`.
+ *   means the same), a comparison with any other literal or an operator's result becomes
+ *   `===`/`!==` (the same, as neither is null: isStrictOperand), and anything else calls
+ *   `eq(a, b)`/`ne(a, b)` from `@weft/engine`.
  *   Helpers are called by name (`len(x)`; the module destructures them from `helpers`), or as
  *   `helpers.default(x)` where the name is a reserved word. Everything else is JavaScript already:
  *   where an IR expression yields a value, JavaScript yields the same one (the IR refuses to
  *   coerce and fails instead, where JavaScript would compute `NaN` or '[object Object]').
  * - `ir`: the expression language itself, in one canonical spelling (what import writes).
  */
-import type { ExprNode } from '@weft/engine';
+import { type BinaryNode, type ExprNode, type LogicalNode, type OperatorNode, operatorChain } from '@weft/engine';
 import { isIdentifierName, propertyKey, RESERVED_WORDS, stringLiteral, variableName } from './escape.ts';
 
 export type Dialect = 'ts' | 'ir';
@@ -23,6 +24,11 @@ export interface PrintOptions {
   onHelper?: (name: string) => void;
   /** Called when `eq`/`ne` are needed. */
   onRuntime?: (name: 'eq' | 'ne') => void;
+  /**
+   * Binary and logical operators without spaces (`a+b`): for a long chain, whose canonical
+   * spelling (`a + b`) can be longer than the engine's source limit the flow's own spelling met.
+   */
+  compact?: boolean;
 }
 
 /** Can a helper be called by its bare name (destructured from `helpers`)? */
@@ -78,7 +84,7 @@ class Printer {
   }
 
   /** The text and its binding power. */
-  #print(node: ExprNode): { text: string; precedence: number } {
+  #print(node: ExprNode): Printed {
     switch (node.type) {
       case 'Literal':
         return { text: literal(node.value), precedence: PRIMARY };
@@ -126,19 +132,8 @@ class Printer {
         return { text: node.operator === 'typeof' ? `typeof ${inner}` : `${node.operator}${inner}`, precedence: UNARY };
       }
       case 'Binary':
-        return this.#binary(node.operator, node.left, node.right);
-      case 'Logical': {
-        const precedence = PRECEDENCE[node.operator]!;
-        const side = (child: ExprNode, min: number) => {
-          // JavaScript refuses `a ?? b || c` without parentheses.
-          const mixes = child.type === 'Logical' && (child.operator === '??') !== (node.operator === '??');
-          return mixes ? `(${this.print(child)})` : this.#at(child, min);
-        };
-        return {
-          text: `${side(node.left, precedence)} ${node.operator} ${side(node.right, precedence + 1)}`,
-          precedence,
-        };
-      }
+      case 'Logical':
+        return this.#chain(node);
       case 'Conditional':
         return {
           text: `${this.#at(node.test, CONDITIONAL + 1)} ? ${this.#at(node.consequent, CONDITIONAL)} : ${this.#at(node.alternate, CONDITIONAL)}`,
@@ -147,16 +142,43 @@ class Printer {
     }
   }
 
-  #binary(operator: string, left: ExprNode, right: ExprNode): { text: string; precedence: number } {
+  /**
+   * An operator chain (`a + b - c`, `x && y && z`), printed left to right in a loop, as the
+   * engine evaluates it: a flat chain of thousands of terms (which the engine accepts) would
+   * overflow the stack if each operator recursed into its left side. Only right operands recurse.
+   */
+  #chain(node: OperatorNode): Printed {
+    const { first, operators } = operatorChain(node);
+    let left = this.#print(first);
+    for (let at = 0; at < operators.length; ) {
+      const operator = operators[at]!;
+      if (operator.type === 'Binary') {
+        left = this.#binary(operator, left);
+        at++;
+        continue;
+      }
+      let end = at + 1;
+      while (end < operators.length && sameLogical(operators[end]!, operator.operator)) end++;
+      const run = operators.slice(at, end) as LogicalNode[];
+      if (this.#options.dialect === 'ts' && run.length > BALANCE_AFTER) left = this.#balanced(run, left);
+      else for (const link of run) left = this.#logical(link, left);
+      at = end;
+    }
+    return left;
+  }
+
+  /** `node` with its left operand already printed. */
+  #binary(node: BinaryNode, left: Printed): Printed {
+    let operator: string = node.operator;
     if (this.#options.dialect === 'ts' && (operator === '==' || operator === '!=')) {
-      const nullSide = isNullLiteral(left) || isNullLiteral(right);
-      const literalSide = left.type === 'Literal' || right.type === 'Literal';
-      if (!nullSide && literalSide) operator = operator === '==' ? '===' : '!==';
+      const nullSide = isNullLiteral(node.left) || isNullLiteral(node.right);
+      const strictSide = isStrictOperand(node.left) || isStrictOperand(node.right);
+      if (!nullSide && strictSide) operator = operator === '==' ? '===' : '!==';
       else if (!nullSide) {
         const name = operator === '==' ? 'eq' : 'ne';
         this.#options.onRuntime?.(name);
         return {
-          text: `${name}(${this.#at(left, CONDITIONAL)}, ${this.#at(right, CONDITIONAL)})`,
+          text: `${name}(${bind(left, CONDITIONAL)}, ${this.#at(node.right, CONDITIONAL)})`,
           precedence: POSTFIX,
         };
       }
@@ -164,9 +186,53 @@ class Printer {
     const precedence = PRECEDENCE[operator]!;
     if (operator === '**') {
       // Right-associative, and JavaScript refuses a bare unary on its left.
-      return { text: `${this.#at(left, POSTFIX)} ** ${this.#at(right, precedence)}`, precedence };
+      return { text: this.#join(bind(left, POSTFIX), '**', this.#at(node.right, precedence)), precedence };
     }
-    return { text: `${this.#at(left, precedence)} ${operator} ${this.#at(right, precedence + 1)}`, precedence };
+    return { text: this.#join(bind(left, precedence), operator, this.#at(node.right, precedence + 1)), precedence };
+  }
+
+  /** `node` with its left operand already printed. */
+  #logical(node: LogicalNode, left: Printed): Printed {
+    const text = this.#join(this.#logicalLeft(node, left), node.operator, this.#logicalRight(node));
+    return { text, precedence: PRECEDENCE[node.operator]! };
+  }
+
+  /**
+   * A long run of one logical operator (`a && b && …`) in TypeScript, grouped as a balanced
+   * tree: `a && (b && c && (d && e))`. The same value, from the same operands evaluated in the
+   * same order (`&&`, `||` and `??` are associative), but nested log n deep, not n: TypeScript's
+   * binder recurses along a logical chain, and overflows its stack on one of 1,500 terms.
+   * Import reads the groups back flat (import/operators.ts).
+   */
+  #balanced(run: LogicalNode[], left: Printed): Printed {
+    const operator = run[0]!.operator;
+    const operands = run.map((link) => this.#logicalRight(link));
+    const group = (from: number, to: number): string => {
+      if (to - from === 1) return operands[from]!;
+      const middle = (from + to) >> 1;
+      const right = to - middle === 1 ? operands[middle]! : `(${group(middle, to)})`;
+      return `${group(from, middle)} ${operator} ${right}`;
+    };
+    return {
+      text: `${this.#logicalLeft(run[0]!, left)} ${operator} (${group(0, run.length)})`,
+      precedence: PRECEDENCE[operator]!,
+    };
+  }
+
+  #logicalLeft(node: LogicalNode, left: Printed): string {
+    // JavaScript refuses `a ?? b || c` without parentheses.
+    return mixesNullish(node.left, node.operator) ? `(${left.text})` : bind(left, PRECEDENCE[node.operator]!);
+  }
+
+  #logicalRight(node: LogicalNode): string {
+    if (mixesNullish(node.right, node.operator)) return `(${this.print(node.right)})`;
+    return this.#at(node.right, PRECEDENCE[node.operator]! + 1);
+  }
+
+  /** `a + b`; compact, `a+b`, but `a- -b` (`--` and `++` are tokens of their own). */
+  #join(left: string, operator: string, right: string): string {
+    if (!this.#options.compact) return `${left} ${operator} ${right}`;
+    return `${left}${operator}${right.startsWith('-') || right.startsWith('+') ? ' ' : ''}${right}`;
   }
 
   /** The object of a member read or call: a chain or a number literal needs parentheses there. */
@@ -194,13 +260,49 @@ class Printer {
 
   /** The node's text, parenthesized when it binds looser than `min`. */
   #at(node: ExprNode, min: number): string {
-    const { text, precedence } = this.#print(node);
-    return precedence < min ? `(${text})` : text;
+    return bind(this.#print(node), min);
   }
+}
+
+/**
+ * Runs of one logical operator longer than this are grouped in TypeScript (Printer.#balanced):
+ * far beyond what a person writes, well within what TypeScript's binder can take.
+ */
+const BALANCE_AFTER = 200;
+
+function sameLogical(node: OperatorNode, operator: LogicalNode['operator']): boolean {
+  return node.type === 'Logical' && node.operator === operator;
+}
+
+/** `a ?? b` beside `&&`/`||`, which JavaScript refuses without parentheses. */
+function mixesNullish(child: ExprNode, operator: LogicalNode['operator']): boolean {
+  return child.type === 'Logical' && (child.operator === '??') !== (operator === '??');
+}
+
+/** Printed text and its binding power. */
+interface Printed {
+  text: string;
+  precedence: number;
+}
+
+/** Printed text, parenthesized when it binds looser than `min`. */
+function bind({ text, precedence }: Printed, min: number): string {
+  return precedence < min ? `(${text})` : text;
 }
 
 function isNullLiteral(node: ExprNode): boolean {
   return node.type === 'Literal' && node.value === null;
+}
+
+/**
+ * An operand never null nor missing: a literal (not null), or what a unary or binary operator
+ * gives (the engine's give a value or fail). The IR's `==` with one is JavaScript's `===`; so a
+ * chain `a == b == c` prints flat, `eq(a, b) === c`, not `eq(eq(a, b), c)`, which would nest as
+ * deep as the chain is long.
+ */
+export function isStrictOperand(node: ExprNode): boolean {
+  if (node.type === 'Literal') return node.value !== null;
+  return node.type === 'Unary' || node.type === 'Binary';
 }
 
 function literal(value: string | number | boolean | null): string {

@@ -4,33 +4,14 @@
  * expression language, then parsed by the engine's own parser and printed canonically, so
  * whatever the engine refuses is refused here too, at the right line.
  */
-import { compileExpression, EXPR_HELPERS, EXPR_ROOTS, ExpressionError } from '@weft/engine';
+import { compileExpression, EXPR_HELPERS, EXPR_LIMITS, EXPR_ROOTS, ExpressionError } from '@weft/engine';
 import ts from 'typescript';
 import { stringLiteral } from '../emit/escape.ts';
 import { printExpression } from '../emit/expression.ts';
 import type { Issues } from './issues.ts';
+import { readOperatorChain } from './operators.ts';
 
 const ROOTS = new Set<string>(EXPR_ROOTS.filter((root) => root !== 'args'));
-
-const BINARY: Partial<Record<ts.SyntaxKind, string>> = {
-  [ts.SyntaxKind.PlusToken]: '+',
-  [ts.SyntaxKind.MinusToken]: '-',
-  [ts.SyntaxKind.AsteriskToken]: '*',
-  [ts.SyntaxKind.SlashToken]: '/',
-  [ts.SyntaxKind.PercentToken]: '%',
-  [ts.SyntaxKind.AsteriskAsteriskToken]: '**',
-  [ts.SyntaxKind.EqualsEqualsToken]: '==',
-  [ts.SyntaxKind.ExclamationEqualsToken]: '!=',
-  [ts.SyntaxKind.EqualsEqualsEqualsToken]: '===',
-  [ts.SyntaxKind.ExclamationEqualsEqualsToken]: '!==',
-  [ts.SyntaxKind.LessThanToken]: '<',
-  [ts.SyntaxKind.LessThanEqualsToken]: '<=',
-  [ts.SyntaxKind.GreaterThanToken]: '>',
-  [ts.SyntaxKind.GreaterThanEqualsToken]: '>=',
-  [ts.SyntaxKind.AmpersandAmpersandToken]: '&&',
-  [ts.SyntaxKind.BarBarToken]: '||',
-  [ts.SyntaxKind.QuestionQuestionToken]: '??',
-};
 
 export class ExpressionReader {
   readonly #issues: Issues;
@@ -57,7 +38,10 @@ export class ExpressionReader {
     const raw = this.#raw(node);
     if (raw === undefined) return undefined;
     try {
-      return `=${printExpression(compileExpression(raw).ast, { dialect: 'ir' })}`;
+      const { ast } = compileExpression(raw);
+      const canonical = printExpression(ast, { dialect: 'ir' });
+      // A long chain that fit the limit in the flow fits it again without the spaces.
+      return `=${canonical.length <= EXPR_LIMITS.sourceLength ? canonical : printExpression(ast, { dialect: 'ir', compact: true })}`;
     } catch (error) {
       if (error instanceof ExpressionError) return this.#issues.at(node, error.message);
       throw error;
@@ -195,16 +179,9 @@ export class ExpressionReader {
     }
     if (ts.isTypeOfExpression(node)) return join('typeof ', this.#raw(node.expression));
     if (ts.isBinaryExpression(node)) {
-      const operator = BINARY[node.operatorToken.kind];
-      if (operator === undefined) {
-        return this.#issues.at(
-          node.operatorToken,
-          `operator '${node.operatorToken.getText(this.#file)}' is not in the expression language`,
-        );
-      }
-      const left = this.#raw(node.left);
-      const right = this.#raw(node.right);
-      return left === undefined || right === undefined ? undefined : `${left} ${operator} ${right}`;
+      const unknown = (token: ts.Node) =>
+        this.#issues.at(token, `operator '${token.getText(this.#file)}' is not in the expression language`);
+      return readOperatorChain(node, (operand) => this.#raw(operand), unknown);
     }
     if (ts.isConditionalExpression(node)) {
       const parts = [this.#raw(node.condition), this.#raw(node.whenTrue), this.#raw(node.whenFalse)];

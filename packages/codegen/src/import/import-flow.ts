@@ -16,9 +16,23 @@ export type ImportResult = { ok: true; flow: Flow } | { ok: false; errors: Impor
 const META_FIELDS = new Set(['id', 'name', 'description', 'version', 'input', 'tools']);
 const FLOW_NAMES = new Set(['input', 'step', 'steps']);
 
+/** The parsed module; undefined when the parser overflows its stack (`f(f(f(…)))` thousands deep). */
+function parse(fileName: string, source: string): ts.SourceFile | undefined {
+  try {
+    return ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /** `options` is what `validateFlow` is given (host tools, other flows): the result is a valid flow. */
 export function importFlow(source: string, fileName = 'flow.ts', options: ValidateOptions = {}): ImportResult {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const file = parse(fileName, source);
+  if (file === undefined) {
+    const message = "the module is nested too deeply for TypeScript's parser (it ran out of stack)";
+    return { ok: false, errors: [{ line: 1, column: 1, message }] };
+  }
   const issues = new Issues(file);
   for (const diagnostic of (file as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics) {
     issues.atPosition(diagnostic.start ?? 0, ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));

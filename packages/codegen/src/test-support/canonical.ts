@@ -1,9 +1,10 @@
 /**
  * One spelling per meaning, for comparing a flow with its round trip. Import writes every
  * expression in the canonical spelling (engine parser → printer), and TS export writes the
- * IR's `==`/`!=` against a non-null literal as `===`/`!==` (identical in the IR, and what keeps
- * JavaScript from coercing), so those come back as `===`/`!==`. Nothing else changes: step
- * ids, names, order, configs, literals, templates' text, code sources and tools are exact.
+ * IR's `==`/`!=` against a non-null literal or an operator's result as `===`/`!==` (identical
+ * in the IR, and what keeps JavaScript from coercing), so those come back as `===`/`!==`.
+ * Nothing else changes: step ids, names, order, configs, literals, templates' text, code
+ * sources and tools are exact.
  *
  * In a value position (a transform's `value`, `args`, a spawn's `input`, http `headers`/`body`,
  * the flow's `output`) an expression that is an array, object or literal is the same value as
@@ -12,7 +13,7 @@
  * compared unfolded.
  */
 import { compileExpression, compileTemplate, type ExprNode, type Flow, isExpression, isTemplate } from '@weft/engine';
-import { printExpression } from '../emit/expression.ts';
+import { isStrictOperand, printExpression } from '../emit/expression.ts';
 
 /** Fields that hold a value (evaluated structurally), not one expression or template. */
 const VALUE_FIELDS = new Set(['value', 'args', 'input', 'headers', 'body']);
@@ -120,9 +121,8 @@ function strictAgainstLiterals(node: ExprNode): ExprNode {
     else visit(value);
   }
   if (node.type === 'Binary' && (node.operator === '==' || node.operator === '!=')) {
-    const literal = (side: ExprNode) => side.type === 'Literal' && side.value !== null;
     const nullSide = (side: ExprNode) => side.type === 'Literal' && side.value === null;
-    if ((literal(node.left) || literal(node.right)) && !nullSide(node.left) && !nullSide(node.right))
+    if ((isStrictOperand(node.left) || isStrictOperand(node.right)) && !nullSide(node.left) && !nullSide(node.right))
       node.operator = node.operator === '==' ? '===' : '!==';
   }
   return node;

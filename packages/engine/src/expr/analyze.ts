@@ -1,5 +1,5 @@
 /** Static analysis of a parsed expression: which roots it reads, which `steps.<id>` paths. */
-import { childrenOf, type ExprNode } from './ast.ts';
+import { childrenOf, type ExprNode, isOperatorNode, operatorChain } from './ast.ts';
 import type { StepRef } from './types.ts';
 
 export interface Analysis {
@@ -46,6 +46,13 @@ export function analyze(root: ExprNode): Analysis {
           stepRefs.push(ref);
         }
       }
+      return;
+    }
+    if (isOperatorNode(node)) {
+      // Along the chain in a loop, in source order: a flat `a && b && …` costs no stack.
+      const { first, operators } = operatorChain(node);
+      visit(first);
+      for (const op of operators) visit(op.right);
       return;
     }
     for (const child of childrenOf(node)) visit(child);

@@ -146,13 +146,44 @@ export function childrenOf(node: ExprNode): ExprNode[] {
   }
 }
 
-/** The depth of the tree (a leaf is 1), measured without recursion. */
+/** A node of an operator chain (`a + b - c`, `x && y && z`): Binary or Logical. */
+export type OperatorNode = BinaryNode | LogicalNode;
+
+export function isOperatorNode(node: ExprNode): node is OperatorNode {
+  return node.type === 'Binary' || node.type === 'Logical';
+}
+
+/**
+ * The operators of a left-deep chain, innermost (leftmost) first, and the operand they start
+ * from: `a + b * c - d` is `a`, then `+ b * c`, then `- d`. Walkers go along it in a loop, so
+ * a flat chain of 5,000 terms costs them no stack; only its right operands are recursed into.
+ */
+export function operatorChain(node: OperatorNode): { first: ExprNode; operators: OperatorNode[] } {
+  const operators: OperatorNode[] = [];
+  let first: ExprNode = node;
+  while (isOperatorNode(first)) {
+    operators.push(first);
+    first = first.left;
+  }
+  return { first, operators: operators.reverse() };
+}
+
+/**
+ * How deeply the tree nests (a leaf is 1), measured without recursion: how deep the recursive
+ * walkers (evaluate, analyze) go. The left operand of an operator that is itself an operator
+ * is at the same depth, as walkers follow such chains in a loop (operatorChain): `1+1+…+1` is
+ * flat however long, while `(1+(1+(…)))`, `!!!x` or `[[[x]]]` nest.
+ */
 export function depthOf(root: ExprNode): number {
   let max = 0;
   const stack: [ExprNode, number][] = [[root, 1]];
   for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
     const [node, depth] = top;
     if (depth > max) max = depth;
+    if (isOperatorNode(node)) {
+      stack.push([node.left, isOperatorNode(node.left) ? depth : depth + 1], [node.right, depth + 1]);
+      continue;
+    }
     for (const child of childrenOf(node)) stack.push([child, depth + 1]);
   }
   return max;

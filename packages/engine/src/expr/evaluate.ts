@@ -3,7 +3,7 @@
  * and never catch; only helper/method calls are wrapped, to give their failures a position.
  */
 import { ExpressionError } from '../errors.ts';
-import type { CallNode, ExprNode, MethodCallNode } from './ast.ts';
+import { type CallNode, type ExprNode, type MethodCallNode, type OperatorNode, operatorChain } from './ast.ts';
 import { HELPERS } from './helpers.ts';
 import { ExprFault } from './limits.ts';
 import { ARRAY_METHODS, type Method, STRING_METHODS } from './methods.ts';
@@ -65,19 +65,8 @@ export function evaluateNode(node: ExprNode, scope: ExprScope, src: string): unk
       return value === SHORT ? undefined : value;
     }
     case 'Binary':
-      return binary(node, evaluateNode(node.left, scope, src), evaluateNode(node.right, scope, src), src);
-    case 'Logical': {
-      const left = evaluateNode(node.left, scope, src);
-      switch (node.operator) {
-        case '&&':
-          return left ? evaluateNode(node.right, scope, src) : left;
-        case '||':
-          return left ? left : evaluateNode(node.right, scope, src);
-        case '??':
-          return left ?? evaluateNode(node.right, scope, src);
-      }
-      break;
-    }
+    case 'Logical':
+      return evaluateChain(node, scope, src);
     case 'Unary':
       return unary(node, evaluateNode(node.argument, scope, src), src);
     case 'Conditional':
@@ -101,6 +90,34 @@ export function evaluateNode(node: ExprNode, scope: ExprScope, src: string): unk
     }
   }
   throw new ExpressionError('unsupported expression', src, (node as ExprNode).start);
+}
+
+/**
+ * An operator chain, left to right in a loop (a flat `1+1+…` of thousands of terms would
+ * overflow the stack if each operator recursed into its left side). Each operator sees only
+ * the value so far, so `&&`, `||` and `??` short-circuit exactly as nested they would.
+ */
+function evaluateChain(node: OperatorNode, scope: ExprScope, src: string): unknown {
+  const { first, operators } = operatorChain(node);
+  let value = evaluateNode(first, scope, src);
+  for (const op of operators) {
+    if (op.type === 'Binary') {
+      value = binary(op, value, evaluateNode(op.right, scope, src), src);
+      continue;
+    }
+    switch (op.operator) {
+      case '&&':
+        if (value) value = evaluateNode(op.right, scope, src);
+        break;
+      case '||':
+        if (!value) value = evaluateNode(op.right, scope, src);
+        break;
+      case '??':
+        if (value === null || value === undefined) value = evaluateNode(op.right, scope, src);
+        break;
+    }
+  }
+  return value;
 }
 
 /** A name a map bound (`as`, default `item`); any other name is not in scope here. */

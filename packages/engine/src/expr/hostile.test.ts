@@ -117,12 +117,67 @@ describe('hostile input never executes anything', () => {
     expect(attempt(`${'['.repeat(200)}${']'.repeat(200)}`).message).toMatch(/nested too deeply/);
     expect(attempt(`2${' ** 1'.repeat(500)}`).message).toMatch(/nested too deeply/);
     expect(attempt(`input${'.a'.repeat(500)}`).message).toMatch(/nested too deeply/);
-    expect(attempt(`1${' + 1'.repeat(500)}`).message).toMatch(/nested too deeply/);
+    expect(attempt(`${'(1 + '.repeat(150)}1${')'.repeat(150)}`).message).toMatch(/nested too deeply \(limit 100\)/);
   });
 
   it('accepts nesting within the limit', () => {
     expect(compileExpression(`${'('.repeat(90)}1${')'.repeat(90)}`).evaluate(scope)).toBe(1);
-    expect(compileExpression(`1${' + 1'.repeat(90)}`).evaluate(scope)).toBe(91);
+    expect(compileExpression(`${'(1 + '.repeat(90)}1${')'.repeat(90)}`).evaluate(scope)).toBe(91);
+  });
+
+  describe('long flat chains are not nested: they parse, evaluate and analyze without a deep stack', () => {
+    // The 10,000-character source limit decides how many terms fit: 5,000 for `1+1`, 3,334 for `a&&b`.
+    const chain = (first: string, rest: string, terms: number) => `${first}${rest.repeat(terms - 1)}`;
+
+    it('5,000 terms of +, and string concatenation', () => {
+      const sum = compileExpression(chain('1', '+1', 5000));
+      expect(sum.evaluate(scope)).toBe(5000);
+      expect(compileExpression(chain("'a'", "+'b'", 2500)).evaluate(scope)).toBe(`a${'b'.repeat(2499)}`);
+      const text = compileExpression(chain('input.text', '+input.text', 900));
+      expect(text.evaluate(scope)).toBe('x'.repeat(900));
+      expect([...text.roots]).toEqual(['input']);
+    });
+
+    it('3,334 terms of && and ??, short-circuiting as nested would', () => {
+      expect(compileExpression(chain('1', '&&1', 3334)).evaluate(scope)).toBe(1);
+      expect(compileExpression(`${chain('1', '&&1', 3333)}&&0`).evaluate(scope)).toBe(0);
+      // A falsy term stops the chain: the unknown names after it are never read.
+      expect(compileExpression(`0${'&&input.nope.x'.repeat(600)}`).evaluate(scope)).toBe(0);
+      expect(compileExpression(`null${'??null'.repeat(1600)}??7`).evaluate(scope)).toBe(7);
+      expect(compileExpression(`input.obj.a${'??input.nope.x'.repeat(600)}`).evaluate(scope)).toBe(1);
+      expect(compileExpression(`0${'||0'.repeat(3000)}||'last'`).evaluate(scope)).toBe('last');
+    });
+
+    it('mixed precedence gives the value JavaScript gives', () => {
+      // 1 + 2*3 - 4*5 + 6*7 - …: a + / - chain whose right operands are * chains.
+      let source = '1';
+      let expected = 1;
+      for (let i = 1; source.length < 9_980; i++) {
+        const product = 2 * i * (2 * i + 1);
+        source += `${i % 2 === 1 ? '+' : '-'}${2 * i}*${2 * i + 1}`;
+        expected += i % 2 === 1 ? product : -product;
+      }
+      expect(source.split(/[+-]/).length).toBeGreaterThan(1000);
+      expect(compileExpression(source).evaluate(scope)).toBe(expected);
+      expect(compileExpression(`${chain('2', '*3', 20)}-${chain('10', '/2', 3)}%2`).evaluate(scope)).toBe(
+        2 * 3 ** 19 - ((10 / 2 / 2) % 2),
+      );
+      expect(compileExpression(`1<2${'==true'.repeat(1600)}`).evaluate(scope)).toBe(true);
+    });
+
+    it('names read anywhere along a chain are found, in order', () => {
+      const compiled = compileExpression(`${chain('steps.a.output.b', '+index', 700)}+steps.a.output.c`);
+      expect([...compiled.roots]).toEqual(['steps', 'index']);
+      expect(compiled.stepRefs).toEqual([
+        { stepId: 'a', path: ['output', 'b'] },
+        { stepId: 'a', path: ['output', 'c'] },
+      ]);
+      expect(compiled.namePositions.get('index')).toBe('steps.a.output.b+'.length);
+    });
+
+    it('a template holding a long chain', () => {
+      expect(compileTemplate(`n = {{ ${chain('1', '+1', 4990)} }}`).render(scope)).toBe('n = 4990');
+    });
   });
 
   it('caps what one evaluation may build in total', () => {

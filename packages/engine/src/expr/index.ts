@@ -27,9 +27,10 @@
  *   padStart, repeat, replaceAll, ...) and arrays (includes, join, slice, indexOf, at, concat).
  * - Not in the language: assignment, `new`, `this`, functions/arrows, comma, `in`,
  *   `instanceof`, regex, bitwise operators, spread, `import`.
- * - Limits: 10,000 characters of source, AST depth 100, strings built ≤ 1,000,000
- *   characters, arrays built ≤ 100,000 elements, `range` ≤ 10,000, `repeat` ≤ 10,000
- *   characters, and 16,000,000 characters+elements built per evaluation or template render.
+ * - Limits: 10,000 characters of source, nesting depth 100 (a flat chain `a + b + …` is not
+ *   nesting), strings built ≤ 1,000,000 characters, arrays built ≤ 100,000 elements, `range`
+ *   ≤ 10,000, `repeat` ≤ 10,000 characters, and 16,000,000 characters+elements built per
+ *   evaluation or template render.
  */
 export type {
   ArrayNode,
@@ -48,11 +49,12 @@ export type {
   MemberNode,
   MethodCallNode,
   ObjectNode,
+  OperatorNode,
   PropertyNode,
   UnaryNode,
   UnaryOperator,
 } from './ast.ts';
-export { EXPR_ROOTS } from './ast.ts';
+export { EXPR_ROOTS, operatorChain } from './ast.ts';
 export { compileExpression } from './compile.ts';
 export { HELPERS as EXPR_HELPERS, type Helper as ExprHelper } from './helpers.ts';
 export { EXPR_LIMITS } from './limits.ts';

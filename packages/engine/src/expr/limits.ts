@@ -5,7 +5,11 @@
 
 /** Longest expression source accepted (characters). */
 export const MAX_SOURCE_LENGTH = 10_000;
-/** Deepest AST accepted (also bounds the parser's and evaluator's recursion). */
+/**
+ * Deepest nesting accepted (parentheses, unary operators, ternaries, calls, arrays, member
+ * reads): it bounds the parser's and evaluator's recursion. A flat operator chain (`1+1+…`)
+ * is one level however long: walkers follow it in a loop (ast.ts operatorChain).
+ */
 export const MAX_DEPTH = 100;
 /** Longest string a helper, method or `+` may build. */
 export const MAX_STRING_LENGTH = 1_000_000;
