@@ -8,8 +8,10 @@
  * keyed by the model exactly as a step names it. For a model the tables lack (a local one, a
  * negotiated price). Read when prices are asked for, and again only when the file changed, so
  * an edit takes effect without a restart and a running server does not re-parse it per request.
+ * A file that cannot be used is reported (once per problem) and ignored, never thrown: a typo in
+ * the prices must not take replay, search and costs down with it.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import { z } from 'zod';
 
 export interface PriceOverride {
@@ -63,22 +65,81 @@ function fieldOf(path: readonly PropertyKey[]): string {
 }
 
 const NONE: PriceOverrides = Object.freeze(Object.create(null));
-let cached: { file: string; mtimeMs: number; size: number; overrides: PriceOverrides } | undefined;
 
-/** The overrides `WEFT_PRICES` names (none when it is unset); throws PriceConfigError for a bad file. */
+/** The file as last read: its overrides, or why it cannot be used (then none: the tables alone). */
+let cached:
+  | { file: string; mtimeMs: number; size: number; overrides: PriceOverrides; problem: PriceConfigError | null }
+  | undefined;
+
+/**
+ * Told of each distinct problem with the prices file, once, with the sentence to show (the
+ * problem and what happens meanwhile): a price question never fails for it.
+ */
+export type PriceProblemReporter = (problem: PriceConfigError, line: string) => void;
+
+const toStderr: PriceProblemReporter = (_problem, line) => {
+  process.stderr.write(`weft: ${line}\n`);
+};
+let reporter: PriceProblemReporter = toStderr;
+/** The message last reported, so a server answering many requests says it once; cleared by a good file. */
+let lastReported: string | undefined;
+
+/**
+ * Sends WEFT_PRICES problems to `report` from now on (`weft serve`: its log; by default stderr)
+ * and checks the file now, so a bad one is reported at start-up rather than at the first price.
+ */
+export function reportPriceProblems(
+  report: PriceProblemReporter,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): void {
+  reporter = report;
+  lastReported = undefined;
+  priceOverrides(env);
+}
+
+/**
+ * The overrides `WEFT_PRICES` names: none when it is unset, and none when the file cannot be used
+ * (unreadable, not JSON, a field wrong), which is reported once and never thrown: prices then come
+ * from the tables alone, and a fixed file takes effect when it changes.
+ */
 export function priceOverrides(env: Readonly<Record<string, string | undefined>>): PriceOverrides {
   const file = env.WEFT_PRICES;
-  if (file === undefined || file === '') return NONE;
-  let stat: { mtimeMs: number; size: number };
+  const { overrides, problem } = file === undefined || file === '' ? { overrides: NONE, problem: null } : read(file);
+  if (problem === null) lastReported = undefined;
+  else if (problem.message !== lastReported) {
+    lastReported = problem.message;
+    reporter(problem, `${problem.message}; pricing with the built-in tables (genai-prices) until it is fixed`);
+  }
+  return overrides;
+}
+
+/** Reads the file again only when it changed (its modification time or size). */
+function read(file: string): { overrides: PriceOverrides; problem: PriceConfigError | null } {
+  let stat: Stats;
   try {
     stat = statSync(file);
   } catch (error) {
-    throw new PriceConfigError(file, '', `cannot be read (${(error as Error).message})`, { cause: error });
+    return unusable(new PriceConfigError(file, '', `cannot be read (${(error as Error).message})`, { cause: error }));
   }
-  if (cached && cached.file === file && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
-    return cached.overrides;
+  if (cached && cached.file === file && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached;
+  let result: { overrides: PriceOverrides; problem: PriceConfigError | null };
+  if (!stat.isFile()) {
+    result = unusable(new PriceConfigError(file, '', `is ${stat.isDirectory() ? 'a directory' : 'not a file'}`));
+  } else {
+    try {
+      result = { overrides: parsePriceOverrides(readFileSync(file, 'utf8'), file), problem: null };
+    } catch (error) {
+      result = unusable(
+        error instanceof PriceConfigError
+          ? error
+          : new PriceConfigError(file, '', `cannot be read (${(error as Error).message})`, { cause: error }),
+      );
+    }
   }
-  const overrides = parsePriceOverrides(readFileSync(file, 'utf8'), file);
-  cached = { file, mtimeMs: stat.mtimeMs, size: stat.size, overrides };
-  return overrides;
+  cached = { file, mtimeMs: stat.mtimeMs, size: stat.size, ...result };
+  return result;
+}
+
+function unusable(problem: PriceConfigError): { overrides: PriceOverrides; problem: PriceConfigError } {
+  return { overrides: NONE, problem };
 }

@@ -12,7 +12,14 @@ import type { FreeReason, ModelUsage } from '../store/types.ts';
 import { freeReason, isFixtureTurn } from '../store/usage.ts';
 import { type PriceOverrides, priceOverrides } from './price-overrides.ts';
 
-export { PriceConfigError, type PriceOverride, type PriceOverrides, parsePriceOverrides } from './price-overrides.ts';
+export {
+  PriceConfigError,
+  type PriceOverride,
+  type PriceOverrides,
+  type PriceProblemReporter,
+  parsePriceOverrides,
+  reportPriceProblems,
+} from './price-overrides.ts';
 
 export interface TurnUsage {
   /** "<provider>:<model>", as a step names it. */

@@ -99,6 +99,9 @@ export const serveCommand: Command = {
       throw new CliError(`cannot open the run store (${where}): ${redact(messageOf(error))}`);
     }
     const log = services.log;
+    // A bad WEFT_PRICES file is said once, here at start-up; prices fall back to the tables meanwhile.
+    const { reportPriceProblems } = await import('@weft/adapters/service');
+    reportPriceProblems((problem, line) => log.warn({ file: problem.file, field: problem.field }, line));
 
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
