@@ -181,6 +181,22 @@ describe('weft runs replay', () => {
     expect(noRun.code).toBe(1);
     expect(noRun.stderr).toContain("unknown run 'run_nope'");
   });
+
+  it('refuses an inline --pin that is JSON with a "__proto__" key, naming the flag, instead of pinning it as text', async () => {
+    const file = await ws.write('three-proto.json', threeTurns);
+    const source = lastJson((await ws.cli(['run', file, '--json'])).stdout);
+    const runsBefore = (await ws.cli(['runs', 'list', '--json'])).stdout;
+    for (const [pin, path] of [
+      ['{"__proto__":1}', '__proto__'],
+      ['{"text":"x","usage":{"__proto__":{"admin":true}}}', 'usage.__proto__'],
+    ]) {
+      const refused = await ws.cli(['runs', 'replay', String(source.runId), '--from', 'b', '--pin', `b/llm#1=${pin}`]);
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain(`--pin b/llm#1: ${path}: "__proto__" keys are not allowed`);
+    }
+    // Refused before anything ran: no replay was recorded.
+    expect((await ws.cli(['runs', 'list', '--json'])).stdout).toBe(runsBefore);
+  });
 });
 
 describe('weft runs diff', () => {

@@ -5,33 +5,11 @@
  */
 import { FlowInvalidError, type FlowRef } from '@weft/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FlowSource, type InProcessRunner, InputTooLargeError, MAX_SPAWN_DEPTH } from '../src/inprocess/index.ts';
-import {
-  createRunner,
-  duplicateKeys,
-  flowOf,
-  type HarnessOptions,
-  sqliteFileBackend,
-} from '../src/inprocess/test-support.ts';
-import type { RunStore } from '../src/store/types.ts';
+import { type FlowSource, InputTooLargeError, MAX_SPAWN_DEPTH } from '../src/inprocess/index.ts';
+import { duplicateKeys, flowOf, sqliteRunnerHarness } from '../src/inprocess/test-support.ts';
 import { startFakeOpenAIServer } from '../test-support/fake-openai-server.ts';
 
-const backend = sqliteFileBackend();
-let store: RunStore;
-const runners: InProcessRunner[] = [];
-const runner = (options: HarnessOptions = {}) => {
-  const created = createRunner(store, options);
-  runners.push(created);
-  return created;
-};
-beforeAll(async () => {
-  await backend.setup();
-  store = await backend.open();
-});
-afterAll(async () => {
-  for (const created of runners) await created.close();
-  await backend.teardown();
-});
+const { store, runner } = sqliteRunnerHarness();
 
 /** Starting `doc` fails with a FlowInvalidError whose issues match, and stores no run. */
 async function expectRejected(

@@ -5,29 +5,12 @@
  * and the limit, and nothing oversize reaches the store.
  */
 import type { RunEvent } from '@weft/engine';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createExecutorRegistry } from '../src/executors/index.ts';
-import type { InProcessRunner } from '../src/inprocess/index.ts';
-import { createRunner, flowOf, type HarnessOptions, sqliteFileBackend } from '../src/inprocess/test-support.ts';
+import { flowOf, sqliteRunnerHarness } from '../src/inprocess/test-support.ts';
 import { jsonBytes } from '../src/limits.ts';
-import type { RunStore } from '../src/store/types.ts';
 
-const backend = sqliteFileBackend();
-let store: RunStore;
-const runners: InProcessRunner[] = [];
-const runner = (options: HarnessOptions = {}) => {
-  const created = createRunner(store, options);
-  runners.push(created);
-  return created;
-};
-beforeAll(async () => {
-  await backend.setup();
-  store = await backend.open();
-});
-afterAll(async () => {
-  for (const created of runners) await created.close();
-  await backend.teardown();
-});
+const { store, runner } = sqliteRunnerHarness();
 
 const ENV = ['WEFT_MAX_STEP_OUTPUT_BYTES', 'WEFT_MAX_EVENT_BYTES', 'WEFT_MAX_RUN_OUTPUT_BYTES'] as const;
 const saved = Object.fromEntries(ENV.map((name) => [name, process.env[name]]));

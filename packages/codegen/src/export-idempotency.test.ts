@@ -2,14 +2,16 @@
  * Idempotency keys in exported code: the Inngest and Temporal exports make their own http
  * requests, so they derive the `Idempotency-Key` themselves, the way Weft's executor does
  * (SHA-256 of the run id and the step path, base64url, quoted), from the engine's own run id;
- * a step or http tool that opted out sends none. The emitted `httpRequest` is run here against a
- * loopback server.
+ * a step or http tool that opted out sends none. The emitted module is written to disk and
+ * imported, and its `httpRequest` is run against a loopback server.
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Flow, validateFlow } from '@weft/engine';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportFlow, exportFlowFiles } from './export-flow.ts';
 import { importFlow } from './import/import-flow.ts';
@@ -41,25 +43,27 @@ async function files(target: 'inngest' | 'temporal'): Promise<Record<string, str
   return Object.fromEntries(out.map((file) => [file.path, file.contents]));
 }
 
-type HttpRequestFn = (request: unknown, call: { runId: string; stepId: string }) => Promise<{ status: number }>;
+type HttpRequestFn = (
+  request: unknown,
+  call: { runId: string; stepId: string },
+  signal?: AbortSignal,
+) => Promise<{ status: number }>;
 
-/** The emitted `httpRequest`, compiled to JavaScript and made callable with its module's helpers. */
-function emittedHttpRequest(source: string): HttpRequestFn {
-  const start = source.indexOf('const CREDENTIAL_HEADER');
-  const fn = source.indexOf('async function httpRequest', start);
-  const end = source.indexOf('\n}\n', fn) + 2;
-  expect(start).toBeGreaterThanOrEqual(0);
-  const text = source.slice(start, end).replace(/^export /m, '');
-  const js = ts.transpileModule(`${text}\nreturn httpRequest;`, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022 },
-  }).outputText;
-  const nonRetryable = (message: string) => new Error(message);
-  const cancellationSignal = () => undefined; // the Temporal activity's default signal
-  return new Function('createHash', 'nonRetryable', 'cancellationSignal', js)(
-    createHash,
-    nonRetryable,
-    cancellationSignal,
-  ) as HttpRequestFn;
+/** Where the emitted modules are written: inside this package, so `inngest` and `@temporalio/activity` resolve. */
+const folder = fileURLToPath(new URL(`../.tmp-idempotency-${process.pid}/`, import.meta.url));
+
+/**
+ * The emitted `httpRequest` of `target`'s module `file`, written to disk and imported as it is.
+ * The Temporal activities export it; the Inngest module keeps it private, so one line exporting
+ * it is appended (nothing else of the emitted text changes).
+ */
+async function emittedHttpRequest(target: 'inngest' | 'temporal', file: string): Promise<HttpRequestFn> {
+  const source = (await files(target))[file]!;
+  const path = join(folder, target, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, target === 'inngest' ? `${source}\nexport { httpRequest };\n` : source);
+  const module = (await import(pathToFileURL(path).href)) as { httpRequest: HttpRequestFn };
+  return module.httpRequest;
 }
 
 const received: IncomingHttpHeaders[] = [];
@@ -74,14 +78,20 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(async () => {
+  rmSync(folder, { recursive: true, force: true });
+  await new Promise((resolve) => server.close(resolve));
+});
 
 describe.each([
   ['inngest', 'demo.ts'],
   ['temporal', 'demo.activities.ts'],
 ] as const)('%s export', (target, file) => {
   it('sends the Idempotency-Key Weft would for the same run and checkpoint, and none when opted out', async () => {
-    const httpRequest = emittedHttpRequest((await files(target))[file]!);
+    const emitted = await emittedHttpRequest(target, file);
+    // Outside an activity the Temporal default (`cancellationSignal()`) throws: hand a signal in.
+    const signal = new AbortController().signal;
+    const httpRequest = (request: unknown, call: { runId: string; stepId: string }) => emitted(request, call, signal);
     const call = { runId: 'run-7', stepId: 'each[2]/charge' };
     const key = `"${createHash('sha256').update('run-7\u0000each[2]/charge').digest('base64url')}"`;
     received.length = 0;

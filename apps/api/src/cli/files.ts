@@ -86,9 +86,15 @@ export async function readInputArg(value: string | undefined, maxBytes: number |
   const parsed = value.startsWith('@')
     ? await readJsonFile(value.slice(1), 'input file', maxBytes)
     : parseJson(value, what);
-  const issue = checkJsonShape(parsed, Number.POSITIVE_INFINITY, { refuseProtoKeys: true });
-  if (issue) throw new CliError(`${what}: ${formatLongPath(issue.path)}: "__proto__" keys are not allowed`);
+  const refusal = protoKeyRefusal(parsed, what);
+  if (refusal) throw new CliError(refusal);
   return parsed;
+}
+
+/** Why JSON given as `what` is refused: a `"__proto__"` key somewhere in it, named by path. */
+export function protoKeyRefusal(parsed: unknown, what: string): string | undefined {
+  const issue = checkJsonShape(parsed, Number.POSITIVE_INFINITY, { refuseProtoKeys: true });
+  return issue && `${what}: ${formatLongPath(issue.path)}: "__proto__" keys are not allowed`;
 }
 
 /** Flow files may be TypeScript in the `weft` export shape: those are imported first. */

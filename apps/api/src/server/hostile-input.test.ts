@@ -2,44 +2,10 @@
  * Regressions from an outside probe of the server with hostile flows and bodies, over real HTTP:
  * each of these answered 500, poisoned the process or dropped data before.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from './http.ts';
-import { type ApiServices, createServices } from './services.ts';
+import { describe, expect, it } from 'vitest';
+import { useHttpServer } from './test-support.ts';
 
-let dir: string;
-let services: ApiServices;
-let server: RunningServer;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'weft-hostile-'));
-  services = await createServices({ dataDir: dir, env: { NODE_ENV: 'test' } });
-  server = await startServer({ services, host: '127.0.0.1', port: 0 });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await services?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in tests
-async function call(procedure: string, body: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/trpc/${procedure}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  return { status: response.status, body: JSON.parse(await response.text()) };
-}
-
-async function query(procedure: string, input: unknown) {
-  const search = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
-  const response = await fetch(`${server.url}/trpc/${procedure}${search}`);
-  return { status: response.status, body: JSON.parse(await response.text()) };
-}
+const { post, query } = useHttpServer();
 
 const flowJson = (id: string, steps: string, extra = '') =>
   `{"doc":{"irVersion":1,"id":"${id}","name":"${id}","steps":[${steps}]${extra}}}`;
@@ -55,7 +21,7 @@ const BUILT_IN = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 describe('hostile flows and bodies over HTTP', () => {
   it('refuses a step id of __proto__, naming the field, and keeps every procedure working', async () => {
-    const answer = await call('flows.create', flowJson('proto-id', '{"id":"__proto__","type":"transform","value":1}'));
+    const answer = await post('flows.create', flowJson('proto-id', '{"id":"__proto__","type":"transform","value":1}'));
     expect(answer.status).toBe(400);
     expect(answer.body.error.data.flowErrors).toEqual([
       { stepId: '__proto__', path: 'steps[0].id', message: expect.stringMatching(/reserved by JavaScript/) },
@@ -69,8 +35,8 @@ describe('hostile flows and bodies over HTTP', () => {
       '{"id":"hasOwnProperty","type":"transform","value":2}',
       '{"id":"sum","type":"transform","value":"=steps.toString.output + steps.hasOwnProperty.output"}',
     ].join(',');
-    expect((await call('flows.create', flowJson('proto-names', steps))).status).toBe(200);
-    const started = await call('runs.start', '{"flowId":"proto-names"}');
+    expect((await post('flows.create', flowJson('proto-names', steps))).status).toBe(200);
+    const started = await post('runs.start', '{"flowId":"proto-names"}');
     expect(started.status).toBe(200);
     const runId = started.body.result.data.runId as string;
     let got = await query('runs.get', { runId });
@@ -86,7 +52,7 @@ describe('hostile flows and bodies over HTTP', () => {
   });
 
   it('refuses a __proto__ key in a value instead of silently dropping it', async () => {
-    const answer = await call(
+    const answer = await post(
       'flows.create',
       flowJson('proto-key', '{"id":"a","type":"transform","value":{"__proto__":{"isAdmin":true},"b":1}}'),
     );
@@ -99,7 +65,7 @@ describe('hostile flows and bodies over HTTP', () => {
 
   it('answers a 10,000-deep input JSON Schema with 400 naming where, not 500', async () => {
     const schema = `${'{"type":"object","properties":{"a":'.repeat(10_000)}{}${'}}'.repeat(10_000)}`;
-    const answer = await call(
+    const answer = await post(
       'flows.create',
       flowJson('deep-schema', '{"id":"a","type":"transform","value":1}', `,"input":${schema}`),
     );
@@ -110,7 +76,7 @@ describe('hostile flows and bodies over HTTP', () => {
 
   it('answers very deep JSON with 400 naming where (not "Maximum call stack size exceeded")', async () => {
     const deep = `{"flowId":"x","input":{"list":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`;
-    const answer = await call('runs.start', deep);
+    const answer = await post('runs.start', deep);
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).toMatch(
       /^the request body is nested more than \d+ levels deep.*at input\.list\[0\]/,
@@ -124,10 +90,10 @@ describe('hostile flows and bodies over HTTP', () => {
 
   it('refuses run input deeper than the input limit, naming the field', async () => {
     expect(
-      (await call('flows.create', flowJson('takes-input', '{"id":"a","type":"transform","value":1}'))).status,
+      (await post('flows.create', flowJson('takes-input', '{"id":"a","type":"transform","value":1}'))).status,
     ).toBe(200);
     const input = `${'{"a":'.repeat(400)}1${'}'.repeat(400)}`;
-    const answer = await call('runs.start', `{"flowId":"takes-input","input":${input}}`);
+    const answer = await post('runs.start', `{"flowId":"takes-input","input":${input}}`);
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).toMatch(/input\.a\.a.*nested more than 256 levels/);
     await expectHealthy();

@@ -3,38 +3,12 @@
  * silently by the input schemas. Against the real HTTP server (its JSON parsing keeps the key as
  * an own property), every procedure refuses them with 400 naming the key's path.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from './http.ts';
+import { describe, expect, it } from 'vitest';
 import { protoKeyProblem } from './refuse-proto-keys.ts';
-import { type ApiServices, createServices } from './services.ts';
+import { useHttpServer } from './test-support.ts';
 
-let dir: string;
-let services: ApiServices;
-let server: RunningServer;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'weft-proto-keys-'));
-  services = await createServices({ dataDir: dir, env: { NODE_ENV: 'test' } });
-  server = await startServer({ services, host: '127.0.0.1', port: 0 });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await services?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function post(procedure: string, body: string) {
-  const response = await fetch(`${server.url}/trpc/${procedure}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
-  return { status: response.status, body: (await response.json()) as { error?: { message: string } } };
-}
+const server = useHttpServer();
+const { post } = server;
 
 describe('"__proto__" keys in a request', () => {
   it('are refused with 400 naming the path, wherever they are in the input', async () => {

@@ -1,12 +1,15 @@
 /**
  * Shared helpers for the server's tests: services over a temporary SQLite store, callers with
- * the trusted context, a few flows, and waiting for a run to reach a status.
+ * the trusted context, the same services over real HTTP, a few flows, and waiting for a run to
+ * reach a status.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonObject, RunStatus } from '@weft/engine';
+import { afterAll, beforeAll } from 'vitest';
 import { trustedContext } from './context.ts';
+import { type RunningServer, startServer } from './http.ts';
 import { createCaller } from './router.ts';
 import { type ApiServices, createServices, type ServiceOptions } from './services.ts';
 
@@ -28,6 +31,68 @@ export async function testServices(options: Omit<ServiceOptions, 'dataDir'> = {}
     async close() {
       await services.close();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in tests
+export type HttpAnswer = { status: number; body: any };
+
+/** The API server of a test file on a loopback port: what a client sends goes through its JSON parsing. */
+export interface HttpTestServer {
+  readonly services: ApiServices;
+  readonly url: string;
+  /** POSTs `body`, exactly as written, to a procedure. */
+  post(procedure: string, body: string): Promise<HttpAnswer>;
+  /** POSTs `input` as JSON to a procedure. */
+  call(procedure: string, input: unknown): Promise<HttpAnswer>;
+  /** GETs a query procedure, `input` (when given) as JSON in the address. */
+  query(procedure: string, input?: unknown): Promise<HttpAnswer>;
+}
+
+/**
+ * For a test file: `testServices` behind the real HTTP server, started before its tests
+ * (before the file's own `beforeAll`s, which may use it) and closed after them.
+ */
+export function useHttpServer(): HttpTestServer {
+  let test: TestServer | undefined;
+  let running: RunningServer | undefined;
+  beforeAll(async () => {
+    test = await testServices();
+    running = await startServer({ services: test.services, host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await running?.close();
+    await test?.close();
+  });
+  const started = () => {
+    if (!test || !running) throw new Error('the test server starts in beforeAll');
+    return { services: test.services, url: running.url };
+  };
+  const answer = async (response: Response): Promise<HttpAnswer> => ({
+    status: response.status,
+    body: JSON.parse(await response.text()),
+  });
+  const post = async (procedure: string, body: string) =>
+    answer(
+      await fetch(`${started().url}/trpc/${procedure}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      }),
+    );
+  return {
+    get services() {
+      return started().services;
+    },
+    get url() {
+      return started().url;
+    },
+    post,
+    call: (procedure, input) => post(procedure, JSON.stringify(input)),
+    async query(procedure, input) {
+      const search = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+      return answer(await fetch(`${started().url}/trpc/${procedure}${search}`));
     },
   };
 }

@@ -9,7 +9,7 @@ import { trpc } from '../trpc.ts';
 import { ChatSession } from './ChatSession.tsx';
 import { ChatSidebar, isFreshChat, newChatId } from './ChatSidebar.tsx';
 import { InputDisclosure } from './Composer.tsx';
-import { type ChatRecord, getChat } from './chat-api.ts';
+import { type ChatClientOverride, type ChatRecord, chatClientOverrides, getChat } from './chat-api.ts';
 import { chatInputFields, chatInputValue, implicitMessageField, messageInputOf } from './chat-input.ts';
 import './chat.css';
 
@@ -50,6 +50,23 @@ function useFlow(flowId: string): { flow: FlowInfo | null; error: string | null 
     };
   }, [flowId]);
   return state;
+}
+
+/** What this server lets the page set besides the conversation; null until (or unless) it says. */
+function useClientOverrides(flowId: string): readonly ChatClientOverride[] | null {
+  const [allowed, setAllowed] = useState<readonly ChatClientOverride[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    setAllowed(null);
+    // Not known: the input goes as typed, and a refusal names the setting.
+    chatClientOverrides(flowId)
+      .then((answer) => live && setAllowed(answer))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [flowId]);
+  return allowed;
 }
 
 /** The stored conversation (null: a new one), loaded before the session mounts. */
@@ -100,6 +117,10 @@ export function ChatScreen({ flowId, chatId }: { flowId: string; chatId?: string
   const inputRef = useRef({ fields, inputTexts });
   inputRef.current = { fields, inputTexts };
   const extraInput = useCallback(() => chatInputValue(inputRef.current.fields, inputRef.current.inputTexts), []);
+  const allowed = useClientOverrides(flowId);
+  const allowedRef = useRef(allowed);
+  allowedRef.current = allowed;
+  const allowedOverrides = useCallback(() => allowedRef.current, []);
 
   // A conversation of another flow opened under this one: show it under its own flow.
   const record = loaded?.record;
@@ -143,6 +164,7 @@ export function ChatScreen({ flowId, chatId }: { flowId: string; chatId?: string
             // An answer still being produced picks up where it is (204, nothing to resume, else).
             resume
             extraInput={extraInput}
+            allowedOverrides={allowedOverrides}
             onChanged={refresh}
           >
             <InputDisclosure
@@ -151,6 +173,7 @@ export function ChatScreen({ flowId, chatId }: { flowId: string; chatId?: string
               fields={fields}
               values={inputTexts}
               fromMessage={implicitMessageField(fields, inputTexts, messageInputOf(flow?.doc))}
+              taken={allowed === null || allowed.includes('input')}
               onChange={changeInput}
             />
           </ChatSession>

@@ -7,7 +7,14 @@
 import { useChat } from '@ai-sdk/react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Composer } from './Composer.tsx';
-import { answerApproval, type ChatMessage, chatTransport, getChat, stopChat } from './chat-api.ts';
+import {
+  answerApproval,
+  type ChatClientOverride,
+  type ChatMessage,
+  chatTransport,
+  getChat,
+  stopChat,
+} from './chat-api.ts';
 import { MessageList } from './MessageList.tsx';
 
 /** How long a stopped run's stream gets to end by itself before the connection is cut. */
@@ -23,6 +30,7 @@ export function ChatSession({
   initial,
   resume,
   extraInput,
+  allowedOverrides,
   onChanged,
   children,
 }: {
@@ -32,12 +40,17 @@ export function ChatSession({
   resume: boolean;
   /** The run input besides the conversation, read when a message is sent. */
   extraInput: () => Record<string, unknown>;
+  /** What this server lets the page set besides the conversation (null: not known yet). */
+  allowedOverrides: () => readonly ChatClientOverride[] | null;
   /** The conversation changed on the server (a message sent, an answer finished). */
   onChanged: () => void;
   /** Drawn between the messages and the composer (the "Input" disclosure). */
   children?: React.ReactNode;
 }) {
-  const transport = useMemo(() => chatTransport(flowId, extraInput), [flowId, extraInput]);
+  const transport = useMemo(
+    () => chatTransport(flowId, extraInput, allowedOverrides),
+    [flowId, extraInput, allowedOverrides],
+  );
   const [actionError, setActionError] = useState<string | null>(null);
   const { messages, status, error, sendMessage, stop, setMessages, resumeStream, clearError } = useChat<ChatMessage>({
     id: chatId,

@@ -9,12 +9,15 @@ export function InputDisclosure({
   fields,
   values,
   fromMessage,
+  taken = true,
   onChange,
 }: {
   fields: ChatInputField[];
   values: Record<string, string>;
   /** The field the server fills from the message when it is left empty, if any. */
   fromMessage: string | null;
+  /** Whether the server takes run input from a chat client (the operator's choice); else none is sent. */
+  taken?: boolean;
   onChange: (next: Record<string, string>) => void;
 }) {
   // Open at first when something is required; then as the user leaves it.
@@ -24,9 +27,18 @@ export function InputDisclosure({
   return (
     <details className="chat-input-disclosure" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>
-        Input <span className="muted small">sent with every message</span>
-        {missing > 0 ? <span className="chat-input-missing small">{missing} required</span> : null}
+        Input{' '}
+        <span className="muted small">
+          {taken ? 'sent with every message' : 'not taken from a chat on this server'}
+        </span>
+        {taken && missing > 0 ? <span className="chat-input-missing small">{missing} required</span> : null}
       </summary>
+      {taken ? null : (
+        <p className="muted small">
+          The run gets the conversation only: the operator lets a chat set run input with{' '}
+          <span className="mono">weft serve --chat-client-overrides input</span>.
+        </p>
+      )}
       <div className="chat-input-fields">
         {fields.map((field) => {
           const id = `chat-input-${field.name}`;
@@ -44,6 +56,7 @@ export function InputDisclosure({
                 placeholder={field.name === fromMessage ? 'your message, when left empty' : field.description}
                 title={field.description}
                 value={values[field.name] ?? ''}
+                disabled={!taken}
                 onChange={(event) => onChange({ ...values, [field.name]: event.target.value })}
               />
             </div>

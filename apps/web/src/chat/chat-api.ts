@@ -8,7 +8,8 @@
  * - `POST /api/chat/<chatId>/stop`: cancel the active run.
  * - `POST /api/chat/<chatId>/approval`: answer an approval step.
  * - `GET /api/chat/<chatId>`: the conversation (without the active run's partial answer).
- * - `GET /api/chat?flowId=`: a flow's conversations, newest first.
+ * - `GET /api/chat?flowId=`: a flow's conversations, newest first, and what this server lets a
+ *   chat client set besides the conversation (`clientOverrides`).
  */
 import { DefaultChatTransport, type UIMessage } from 'ai';
 import { authHeaders } from '../trpc.ts';
@@ -110,6 +111,32 @@ export async function listChats(flowId: string): Promise<ChatSummary[]> {
   return ((await response.json()) as { chats: ChatSummary[] }).chats;
 }
 
+/** What a chat client may set besides the conversation, where the operator allows it (the API's chat-overrides.ts). */
+export type ChatClientOverride = 'fixtures' | 'backend' | 'input';
+
+/** What this server lets a chat client set; null from a server that does not say. */
+export async function chatClientOverrides(flowId: string): Promise<ChatClientOverride[] | null> {
+  const response = await call(`?flowId=${encodeURIComponent(flowId)}`);
+  if (!response.ok) throw await failure(response, 'Reading what the chat may send');
+  return ((await response.json()) as { clientOverrides?: ChatClientOverride[] }).clientOverrides ?? null;
+}
+
+/**
+ * What a message's POST carries besides the conversation: the run input typed on the page, when
+ * there is any and the server takes it (`allowed` null: not known yet, sent; a refusal says why),
+ * and the testing hook's fixtures (set on purpose, so sent as they are: a 403 tells the test).
+ */
+export function turnExtras(
+  input: Record<string, unknown>,
+  allowed: readonly ChatClientOverride[] | null,
+  fixtures: unknown,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (Object.keys(input).length > 0 && (allowed === null || allowed.includes('input'))) body.input = input;
+  if (fixtures !== undefined) body.fixtures = fixtures;
+  return body;
+}
+
 export async function stopChat(chatId: string): Promise<void> {
   const response = await call(`/${encodeURIComponent(chatId)}/stop`, { method: 'POST' });
   if (!response.ok) throw await failure(response, 'Stopping the run');
@@ -129,20 +156,18 @@ export async function answerApproval(
 
 /**
  * The transport `useChat` uses: messages to `POST /api/chat/<flowId>` with the extra run input
- * (`extraInput()`, read at send time) and the testing hook's fixtures; a reload resumes from
- * `GET /api/chat/<chatId>/stream`.
+ * (`extraInput()`, read at send time, sent only where `allowedOverrides()` lets it) and the
+ * testing hook's fixtures; a reload resumes from `GET /api/chat/<chatId>/stream`.
  */
-export function chatTransport(flowId: string, extraInput: () => Record<string, unknown>) {
+export function chatTransport(
+  flowId: string,
+  extraInput: () => Record<string, unknown>,
+  allowedOverrides: () => readonly ChatClientOverride[] | null,
+) {
   return new DefaultChatTransport<ChatMessage>({
     api: `${BASE}/${encodeURIComponent(flowId)}`,
     headers: () => authHeaders(),
-    body: () => {
-      const body: Record<string, unknown> = {};
-      const input = extraInput();
-      if (Object.keys(input).length > 0) body.input = input;
-      if (window.__weftChatFixtures !== undefined) body.fixtures = window.__weftChatFixtures;
-      return body;
-    },
+    body: () => turnExtras(extraInput(), allowedOverrides(), window.__weftChatFixtures),
     prepareReconnectToStreamRequest: ({ id }) => ({ api: `${BASE}/${encodeURIComponent(id)}/stream` }),
   });
 }

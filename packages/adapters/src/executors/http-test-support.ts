@@ -107,14 +107,7 @@ export function request(
   );
 }
 
-export async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the request to fail');
-}
+export { failure } from './test-support.ts';
 
 /** For a test file: the fixture server, started before its tests and closed after them. */
 export function useFixtureServer(): { readonly fixture: FixtureServer; readonly base: string } {

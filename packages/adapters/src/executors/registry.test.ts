@@ -1,6 +1,7 @@
 import { type Json, NonRetryableError, type StepCall } from '@weft/engine';
 import { describe, expect, it } from 'vitest';
 import { createExecutorRegistry, type ExecutorOptions } from './index.ts';
+import { failure } from './test-support.ts';
 
 function execute(call: StepCall, options: ExecutorOptions = {}, signal = new AbortController().signal) {
   return createExecutorRegistry({ env: {}, ...options }).execute(call, {
@@ -9,15 +10,6 @@ function execute(call: StepCall, options: ExecutorOptions = {}, signal = new Abo
     stepId: 'step',
     emitDelta: () => {},
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const add = {

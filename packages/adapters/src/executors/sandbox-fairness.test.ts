@@ -8,17 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FairQueue } from './fair-queue.ts';
 import { createExecutorRegistry, type ExecutorRegistry } from './index.ts';
 import { DEFAULT_SANDBOX_WORKERS, runInSandbox, SandboxPool, SandboxQueueFullError } from './sandbox.ts';
+import { failure } from './test-support.ts';
 
 const busy = (ms: number) => `const end = Date.now() + ${ms}; while (Date.now() < end) {} return 'done';`;
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('the sandbox pool between runs', () => {
   let registry: ExecutorRegistry | undefined;

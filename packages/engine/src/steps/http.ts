@@ -19,10 +19,16 @@ import { baseStepShape, templateSchema, valueSchema } from '../ir/common.ts';
 import type { Json } from '../json.ts';
 import type { StepManifest } from './manifest.ts';
 
-/** The opt-out from the `Idempotency-Key` header, on the step and on a flow's http tools. */
-export const idempotencyKeySchema = z.boolean({
-  error: 'idempotencyKey must be true (send an Idempotency-Key header, the default) or false (send none)',
-});
+/**
+ * The opt-out from the `Idempotency-Key` header, on the step and on a flow's http tools. The
+ * default is declared, not applied (`.default()` would write it into every validated flow): the
+ * editor shows an absent field as on.
+ */
+export const idempotencyKeySchema = z
+  .boolean({
+    error: 'idempotencyKey must be true (send an Idempotency-Key header, the default) or false (send none)',
+  })
+  .meta({ default: true });
 
 export const httpStepSchema = z.strictObject({
   ...baseStepShape,

@@ -122,6 +122,14 @@ describe('what a chat client may set', () => {
     expect(answer.text).toContain('data: [DONE]');
   });
 
+  it('tells a client what it may set with the list of chats, so the chat page sends nothing refused', async () => {
+    const allowedOn = async (base: string) =>
+      (JSON.parse((await get(base, '/api/chat?flowId=echo-chat')).text) as { clientOverrides: string[] })
+        .clientOverrides;
+    expect(await allowedOn(locked.url)).toEqual([]);
+    expect(await allowedOn(demo.url)).toEqual(['fixtures', 'backend', 'input']);
+  });
+
   it('reads the setting strictly', () => {
     expect([...parseChatClientOverrides('fixtures, input')]).toEqual(['fixtures', 'input']);
     expect(parseChatClientOverrides('none').size).toBe(0);

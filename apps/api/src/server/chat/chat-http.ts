@@ -9,7 +9,7 @@
  * | `POST /api/chat/<chatId>/stop`           | cancels the active run (a closed connection never does) |
  * | `POST /api/chat/<chatId>/approval`       | `{ runId, stepId, approved, comment? }`: decides an approval |
  * | `GET  /api/chat/<chatId>`                | the chat: `{ id, flowId, title, messages, activeRunId }` |
- * | `GET  /api/chat?flowId=<id>`             | `{ chats }`, newest first                               |
+ * | `GET  /api/chat?flowId=<id>`             | `{ chats, clientOverrides }`: chats newest first, and what a client may set here |
  *
  * The POST body is what DefaultChatTransport sends (`id`, `messages`, `trigger`, `messageId`)
  * plus what a client adds through the transport's `body`: `input` (the rest of the run input),
@@ -30,7 +30,12 @@ import { z } from 'zod';
 import { ANONYMOUS_OWNER, credentialOwner, ownerOfToken, primaryToken, type ServerTokens } from '../auth.ts';
 import { serviceError } from '../routers/runs.ts';
 import type { ApiServices } from '../services.ts';
-import { type ChatClientOverrides, forbiddenOverride, NO_CHAT_CLIENT_OVERRIDES } from './chat-overrides.ts';
+import {
+  CHAT_CLIENT_OVERRIDES,
+  type ChatClientOverrides,
+  forbiddenOverride,
+  NO_CHAT_CLIENT_OVERRIDES,
+} from './chat-overrides.ts';
 import { ChatRequestError, ChatSessions } from './chat-sessions.ts';
 
 export const CHAT_PATH = '/api/chat';
@@ -92,7 +97,9 @@ export function chatHandler(services: ApiServices, options: ChatOptions = {}) {
       const owner = credentialOwner(req.headers.authorization, token);
       if (req.method === 'GET' && rest.length === 0) {
         const flowId = url.searchParams.get('flowId') ?? undefined;
-        return sendJson(res, 200, { chats: await chats.list(owner, flowId) });
+        // What the operator allows goes with the list, so a page never sends what is refused.
+        const clientOverrides = CHAT_CLIENT_OVERRIDES.filter((name) => allowed.has(name));
+        return sendJson(res, 200, { chats: await chats.list(owner, flowId), clientOverrides });
       }
       if (req.method === 'GET' && rest.length === 1) {
         const { owner: _owner, ...chat } = await chats.load(parse(id, rest[0], 'chatId'), owner);

@@ -4,13 +4,8 @@
  * of these answered 500 (a pin of null, `toolCalls: "x"`) or recorded a run that then failed
  * with a TypeError (garbage `responseMessages`) before.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../http.ts';
-import { type ApiServices, createServices } from '../services.ts';
-import { type FlowDoc, waitForStatus } from '../test-support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type FlowDoc, useHttpServer, waitForStatus } from '../test-support.ts';
 
 /** One model turn, answered by a fixture (no provider), then a transform reading it. */
 const agentFlow: FlowDoc = {
@@ -25,65 +20,39 @@ const agentFlow: FlowDoc = {
 };
 const TURN = 'agent/llm#1';
 
-let dir: string;
-let services: ApiServices;
-let server: RunningServer;
+const server = useHttpServer();
+const { call, query } = server;
 let sourceRunId: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'weft-malformed-turns-'));
-  services = await createServices({ dataDir: dir, env: { NODE_ENV: 'test' } });
-  server = await startServer({ services, host: '127.0.0.1', port: 0 });
-  await services.store.flows.save(agentFlow);
+  await server.services.store.flows.save(agentFlow);
   const started = await call('runs.start', { flowId: 'agent-turn', fixtures: { agent: [{ text: 'recorded' }] } });
   expect(started.status).toBe(200);
   sourceRunId = started.body.result.data.runId;
-  expect(await waitForStatus(services, sourceRunId, ['completed', 'failed'])).toBe('completed');
+  expect(await waitForStatus(server.services, sourceRunId, ['completed', 'failed'])).toBe('completed');
 });
-
-afterAll(async () => {
-  await server?.close();
-  await services?.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in tests
-async function call(procedure: string, input: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/trpc/${procedure}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  return { status: response.status, body: JSON.parse(await response.text()) };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in tests
-async function query(procedure: string, input: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/trpc/${procedure}?input=${encodeURIComponent(JSON.stringify(input))}`);
-  return { status: response.status, body: JSON.parse(await response.text()) };
-}
 
 /** runs.replayPreview and runs.replay with this pin: both refused with a 400 whose message is `message`. */
 async function expectPinRefused(pin: unknown, message: string | RegExp) {
   const request = { runId: sourceRunId, from: 'agent', pins: { [TURN]: pin } };
-  const before = (await services.store.listRuns({ limit: 1000 })).length;
+  const before = (await server.services.store.listRuns({ limit: 1000 })).length;
   for (const answer of [await query('runs.replayPreview', request), await call('runs.replay', request)]) {
     expect(answer.body.error?.data?.code).toBe('BAD_REQUEST');
     expect(answer.status).toBe(400);
     expect(answer.body.error.message).toMatch(message);
   }
   // Refused before anything was recorded.
-  expect((await services.store.listRuns({ limit: 1000 })).length).toBe(before);
+  expect((await server.services.store.listRuns({ limit: 1000 })).length).toBe(before);
 }
 
 /** runs.start with these fixtures for the llm step: refused with a 400 naming the field, no run recorded. */
 async function expectFixturesRefused(turns: unknown, message: string | RegExp) {
-  const before = (await services.store.listRuns({ limit: 1000 })).length;
+  const before = (await server.services.store.listRuns({ limit: 1000 })).length;
   const answer = await call('runs.start', { flowId: 'agent-turn', fixtures: { agent: turns } });
   expect(answer.body.error?.data?.code).toBe('BAD_REQUEST');
   expect(answer.status).toBe(400);
   expect(answer.body.error.message).toMatch(message);
-  expect((await services.store.listRuns({ limit: 1000 })).length).toBe(before);
+  expect((await server.services.store.listRuns({ limit: 1000 })).length).toBe(before);
 }
 
 const escaped = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
@@ -140,8 +109,8 @@ describe('malformed pinned model turns', () => {
       const answer = await call('runs.replay', { runId: sourceRunId, from: 'agent', pins: { [TURN]: pin } });
       expect(answer.status).toBe(200);
       const runId = answer.body.result.data.runId as string;
-      expect(await waitForStatus(services, runId, ['completed', 'failed'])).toBe('completed');
-      expect((await services.store.getRun(runId))?.output).toBe('PINNED');
+      expect(await waitForStatus(server.services, runId, ['completed', 'failed'])).toBe('completed');
+      expect((await server.services.store.getRun(runId))?.output).toBe('PINNED');
     }
   });
 });

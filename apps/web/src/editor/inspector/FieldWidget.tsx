@@ -33,6 +33,11 @@ export function humanize(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** A checkbox shows its value, or where the field is absent what absent means (the schema's default). */
+export function checkboxShows(spec: FieldSpec, value: Json | undefined): boolean {
+  return (value === undefined ? spec.default : value) === true;
+}
+
 const isRecord = (value: Json | undefined): value is Record<string, Json> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
@@ -104,7 +109,11 @@ export function FieldWidget({ spec, value, onChange, suggestions, listOptions }:
     case 'checkbox':
       return (
         <label className="inline-check field">
-          <input type="checkbox" checked={value === true} onChange={(event) => onChange(event.target.checked)} />
+          <input
+            type="checkbox"
+            checked={checkboxShows(spec, value)}
+            onChange={(event) => onChange(event.target.checked)}
+          />
           {label}
         </label>
       );

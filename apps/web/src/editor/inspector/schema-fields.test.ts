@@ -71,6 +71,15 @@ describe('stepFields', () => {
     expect(approval.find((field) => field.name === 'timeout')?.advanced).toBe(false);
   });
 
+  it('reads what an absent field means from the schema: a declared default or a .default()', () => {
+    const http = new Map(stepFields('http').map((field) => [field.name, field]));
+    expect(http.get('idempotencyKey')).toMatchObject({ kind: 'checkbox', required: false, default: true });
+    expect(http.get('method')).not.toHaveProperty('default');
+    const retry = new Map(retryFields().map((field) => [field.name, field]));
+    expect(retry.get('backoff')?.default).toBe('exponential');
+    expect(retry.get('maxAttempts')).not.toHaveProperty('default');
+  });
+
   it('walks the retry object', () => {
     expect(retryFields().map((field) => [field.name, field.kind, field.required])).toEqual([
       ['maxAttempts', 'number', true],

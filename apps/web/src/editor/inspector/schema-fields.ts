@@ -2,10 +2,18 @@
  * Step manifest → form fields. Each field's widget comes from the kind its step manifest
  * declares (`@weft/engine`'s `stepFieldSpecs`): expressions, templates, durations, code, the
  * model picker. Only plain `literal` config (names, enums, numbers, lists of names) is read from
- * the zod schema, as is whether a field is required and a number's bounds. Nested step lists
+ * the zod schema, as is whether a field is required, a number's bounds and the value an absent
+ * field means (its default). Nested step lists
  * are drawn on the canvas, not here; `id` and `type` are not config.
  */
-import { type FieldSpec as DeclaredField, manifestOf, RETRY_FIELDS, type StepType, stepFieldSpecs } from '@weft/engine';
+import {
+  type FieldSpec as DeclaredField,
+  type Json,
+  manifestOf,
+  RETRY_FIELDS,
+  type StepType,
+  stepFieldSpecs,
+} from '@weft/engine';
 
 export type FieldKind =
   | 'text'
@@ -44,27 +52,42 @@ export interface FieldSpec {
   exprOnly?: boolean;
   /** For `expression`: a multi-line text area. */
   multiline?: boolean;
+  /** What the field means when absent: a `.default()` or a declared `meta({ default })`. */
+  default?: Json;
 }
 
 /** Minimal view of a zod 4 schema's internals. */
 interface ZodLike {
-  def: { type: string; innerType?: ZodLike; element?: ZodLike; entries?: Record<string, string> };
+  def: {
+    type: string;
+    innerType?: ZodLike;
+    element?: ZodLike;
+    entries?: Record<string, string>;
+    defaultValue?: unknown;
+  };
   shape?: Record<string, ZodLike>;
   minValue?: number | null;
   maxValue?: number | null;
+  /** The metadata registered for this schema (zod's global registry). */
+  meta?(): { default?: unknown } | undefined;
 }
 
-function unwrap(schema: ZodLike): { schema: ZodLike; optional: boolean } {
+function unwrap(schema: ZodLike): { schema: ZodLike; optional: boolean; default?: Json } {
   let optional = false;
   let current = schema;
+  let fallback: unknown;
   for (let i = 0; i < 10; i++) {
+    fallback ??= current.def.type === 'default' ? current.def.defaultValue : current.meta?.()?.default;
     const type = current.def.type;
     if ((type === 'optional' || type === 'default' || type === 'nullable') && current.def.innerType) {
       optional = true;
       current = current.def.innerType;
     } else break;
   }
-  return { schema: current, optional };
+  fallback ??= current.meta?.()?.default;
+  return fallback === undefined
+    ? { schema: current, optional }
+    : { schema: current, optional, default: fallback as Json };
 }
 
 /** The zod object schema of one step type (its manifest's). */
@@ -77,8 +100,8 @@ function stepObjectSchema(type: StepType): ZodLike {
  * is required and, for plain literals, which input fits. Undefined for nested step lists.
  */
 export function fieldOf(name: string, declared: DeclaredField, raw: ZodLike): FieldSpec | undefined {
-  const { schema, optional } = unwrap(raw);
-  const base = { name, required: !optional, advanced: false };
+  const { schema, optional, default: fallback } = unwrap(raw);
+  const base = { name, required: !optional, advanced: false, ...(fallback === undefined ? {} : { default: fallback }) };
   switch (declared.kind) {
     case 'expression':
     case 'condition':

@@ -12,7 +12,7 @@ import type { Json } from '@weft/engine';
 import { cliDecider, parseVerdict, terminalIsInteractive } from '../../approvals.ts';
 import { type Command, parseCommandArgs } from '../../args.ts';
 import { readEnv } from '../../context.ts';
-import { readInputArg } from '../../files.ts';
+import { parseJson, protoKeyRefusal, readInputArg } from '../../files.ts';
 import { CliError, EXIT, plural, stderr, stdout, UsageError } from '../../output.ts';
 import { SERVER_OPTION, SERVER_USAGE, serverUrl } from '../../remote.ts';
 import { openRunAccess } from '../../run-access.ts';
@@ -114,23 +114,35 @@ export const runsReplayCommand: Command = {
   },
 };
 
-/** `--pin id=<json>` / `--pin id=@file`; a value that is not JSON is taken as text (a model turn's). */
+/**
+ * `--pin id=<json>` / `--pin id=@file`; an inline value that is not JSON is taken as text (a
+ * model turn's). One that is JSON is held to the rule for all outside JSON: a `"__proto__"` key
+ * is refused, not passed on as text.
+ */
 async function parsePins(values: readonly string[], maxBytes: number | undefined): Promise<Record<string, Json>> {
   const pins: Record<string, Json> = Object.create(null);
   for (const value of values) {
     const eq = value.indexOf('=');
     if (eq <= 0) throw new UsageError(`--pin expects <checkpoint>=<json|@file>, got '${value}'`, usage);
+    const checkpoint = value.slice(0, eq);
     const text = value.slice(eq + 1);
-    let pinned: Json;
-    try {
-      pinned = (await readInputArg(text, maxBytes)) as Json;
-    } catch (error) {
-      if (text.startsWith('@')) throw error;
-      pinned = text;
-    }
-    pins[value.slice(0, eq)] = pinned;
+    pins[checkpoint] = text.startsWith('@')
+      ? ((await readInputArg(text, maxBytes)) as Json)
+      : inlinePin(checkpoint, text);
   }
   return pins;
+}
+
+function inlinePin(checkpoint: string, text: string): Json {
+  let parsed: Json;
+  try {
+    parsed = parseJson(text, `--pin ${checkpoint}`) as Json;
+  } catch {
+    return text;
+  }
+  const refusal = protoKeyRefusal(parsed, `--pin ${checkpoint}`);
+  if (refusal) throw new UsageError(refusal, usage);
+  return parsed;
 }
 
 /**
