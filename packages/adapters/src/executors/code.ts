@@ -7,11 +7,11 @@ import type { ExecutorContext, ExecutorDeps } from './types.ts';
 export async function executeCode(input: CodeCallInput, ctx: ExecutorContext, deps: ExecutorDeps): Promise<Json> {
   const { pool, ...limits } = deps.sandbox;
   const limit = deps.maxOutputBytes;
-  // The step output limit, checked on the worker's JSON text: an oversize result is refused
-  // without being parsed here (parsing 4 MB held the event loop for tens of milliseconds).
-  const checkResult = (json: string) => {
-    const bytes = Buffer.byteLength(json);
-    if (bytes > limit) throw new SizeLimitError(`step '${ctx.stepId}' output`, bytes, limit, STEP_OUTPUT_LIMIT);
+  // The step output limit, checked by the worker on its JSON text: an oversize result is
+  // refused without crossing to this thread (copying and parsing 4 MB held the event loop).
+  const resultLimit = {
+    maxBytes: limit,
+    tooLarge: (bytes: number) => new SizeLimitError(`step '${ctx.stepId}' output`, bytes, limit, STEP_OUTPUT_LIMIT),
   };
   // The signal reaches the worker: a cancelled or timed-out step leaves the queue, or has its
   // worker terminated, instead of running on to its own time limit. The run id gives the call
@@ -20,6 +20,6 @@ export async function executeCode(input: CodeCallInput, ctx: ExecutorContext, de
     input.source,
     { args: input.args ?? null, input: input.input ?? null, steps: input.steps ?? {} },
     { ...limits, label: 'code step' },
-    { signal: ctx.signal, pool, checkResult, runId: ctx.runId },
+    { signal: ctx.signal, pool, resultLimit, runId: ctx.runId },
   );
 }

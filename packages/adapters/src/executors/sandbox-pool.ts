@@ -48,6 +48,16 @@ const IDLE_MS = 30_000;
  * and the same call succeeds once the pool drains (a step with a retry policy waits and tries
  * again; Temporal and Inngest retry it).
  */
+/** A result over the job's `maxResultBytes`, refused in the worker. */
+export class SandboxResultTooLargeError extends NonRetryableError {
+  override readonly name = 'SandboxResultTooLargeError';
+  readonly bytes: number;
+  constructor(message: string, bytes: number) {
+    super(message);
+    this.bytes = bytes;
+  }
+}
+
 export class SandboxQueueFullError extends WeftError {
   override readonly code = 'sandbox_queue_full';
 }
@@ -235,6 +245,8 @@ export class SandboxPool {
     const { reply } = message;
     if (reply.retire) this.#kill(slot);
     if (reply.ok) this.#resolve(call, reply.json);
+    else if (reply.resultBytes !== undefined)
+      this.#reject(call, new SandboxResultTooLargeError(reply.message, reply.resultBytes));
     else this.#reject(call, new NonRetryableError(reply.message));
     if (!reply.retire) this.#next(slot);
   }

@@ -13,7 +13,14 @@ import {
   RELEASE_SYNC,
   shouldInterruptAfterDeadline,
 } from 'quickjs-emscripten';
-import { memoryLimitMessage, type SandboxJob, type SandboxReply, timeLimitMessage } from './sandbox-protocol.ts';
+import {
+  MAX_RESULT_DEPTH,
+  memoryLimitMessage,
+  resultTooDeepMessage,
+  type SandboxJob,
+  type SandboxReply,
+  timeLimitMessage,
+} from './sandbox-protocol.ts';
 
 // Without an explicit limit, runaway recursion overflows the host's stack instead of
 // QuickJS's, which escapes as a host RangeError and leaves the runtime undisposable
@@ -147,7 +154,11 @@ function evaluate(context: QuickJSContext, job: SandboxJob, hitCap: () => boolea
       const result = context.callFunction(runner.value, context.undefined, fn, argsText);
       if (result.error) throw guestError(context, result.error, job, hitCap, 'run');
       const tagged = result.value.consume((handle) => context.getString(handle));
-      return untag(tagged, job.label);
+      const json = untag(tagged, job.label);
+      // Counted here, on the worker: a refused result costs the API's thread nothing.
+      const depth = jsonDepth(json);
+      if (depth > MAX_RESULT_DEPTH) throw new GuestFailure(resultTooDeepMessage(job, depth));
+      return json;
     } finally {
       argsText.dispose();
       runner.value.dispose();
@@ -168,6 +179,26 @@ function untag(tagged: string, label: string): string {
   if (tag === 'X') throw new GuestFailure(`${label} returned ${tagged.slice(1)}, which is not JSON`);
   if (tag !== 'J') throw new GuestFailure(`${label} returned a value that is not JSON`);
   return tagged.slice(1);
+}
+
+/**
+ * How deep JSON text nests, without parsing it (a parse is what would overflow): brackets
+ * count only outside strings, and a string's end is the first quote not escaped.
+ */
+export function jsonDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < json.length && json.charCodeAt(i) !== 0x22; i++) if (json.charCodeAt(i) === 0x5c /* \ */) i++;
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 /** Turns what the guest threw into a clear GuestFailure, then frees the handle. */

@@ -4,7 +4,7 @@
  * type stripping, in the API and under vitest alike: only erasable TypeScript here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { JobMessage, SandboxWorkerData, WorkerMessage } from './sandbox-protocol.ts';
+import type { JobMessage, SandboxReply, SandboxWorkerData, WorkerMessage } from './sandbox-protocol.ts';
 import { QuickJSSandbox } from './sandbox-quickjs.ts';
 
 const port = parentPort;
@@ -16,6 +16,18 @@ const send = (message: WorkerMessage) => port.postMessage(message);
 port.on('message', async ({ id, job }: JobMessage) => {
   // The cap is the module's: a job with another memory limit gets a module of its own.
   if (sandbox.memoryBytes !== job.memoryBytes) sandbox = await QuickJSSandbox.load(job.memoryBytes);
-  send({ type: 'reply', id, reply: sandbox.run(job) });
+  send({ type: 'reply', id, reply: withinResultLimit(job, sandbox.run(job)) });
 });
 send({ type: 'ready' });
+
+function withinResultLimit(job: JobMessage['job'], reply: SandboxReply): SandboxReply {
+  if (!reply.ok || job.maxResultBytes === undefined) return reply;
+  const bytes = Buffer.byteLength(reply.json);
+  if (bytes <= job.maxResultBytes) return reply;
+  return {
+    ok: false,
+    message: `${job.label} returned ${bytes} bytes of JSON`,
+    resultBytes: bytes,
+    retire: reply.retire,
+  };
+}

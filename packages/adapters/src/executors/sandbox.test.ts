@@ -92,6 +92,15 @@ describe('runInSandbox', () => {
     expect(asyncFn.message).toMatch(/returned a Promise/);
   });
 
+  it("refuses a result over its byte limit in the worker, with the caller's error and the size", async () => {
+    const tooLarge = (bytes: number) => new NonRetryableError(`too large: ${bytes}`);
+    const limit = { maxBytes: 1000, tooLarge };
+    const error = await failure(runInSandbox("return 'x'.repeat(2000)", {}, {}, { resultLimit: limit }));
+    expect(error.message).toBe('too large: 2002');
+    // At the limit exactly, the result comes back.
+    expect(await runInSandbox("return 'x'.repeat(998)", {}, {}, { resultLimit: limit })).toHaveLength(998);
+  });
+
   it('refuses results that are not JSON', async () => {
     expect((await failure(run('return () => 1;'))).message).toBe('code step returned a function, which is not JSON');
     expect((await failure(run('return 10n;'))).message).toBe('code step returned a bigint, which is not JSON');

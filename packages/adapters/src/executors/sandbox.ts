@@ -6,7 +6,7 @@
  * WebAssembly memory) and stack. Only JSON text crosses into and out of the sandbox.
  */
 import { type Json, NonRetryableError } from '@weft/engine';
-import { SandboxPool } from './sandbox-pool.ts';
+import { SandboxPool, SandboxResultTooLargeError } from './sandbox-pool.ts';
 import { DEFAULT_SANDBOX_MEMORY_BYTES, DEFAULT_SANDBOX_TIMEOUT_MS } from './sandbox-protocol.ts';
 
 export {
@@ -37,10 +37,10 @@ export interface SandboxRunOptions {
   /** The run the call belongs to: waiting calls of different runs take turns for a worker. */
   runId?: string;
   /**
-   * Sees the result's JSON text before it is parsed; what it throws refuses the result unparsed
-   * (code.ts: the step output limit, so a huge result never costs a parse on this thread).
+   * The largest result in bytes of JSON, and the error for a larger one (code.ts: the step output
+   * limit). Measured in the worker: a huge result is never copied to this thread nor parsed here.
    */
-  checkResult?: (json: string) => void;
+  resultLimit?: { maxBytes: number; tooLarge(bytes: number): Error };
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -79,8 +79,11 @@ export async function runInSandbox(
   }
   const argsJson = JSON.stringify(names.map((name) => globals[name] ?? null));
   const pool = options.pool ?? defaultPool();
-  const json = await pool.run({ source, names, argsJson, label, timeoutMs, memoryBytes }, signal, options.runId);
-  options.checkResult?.(json);
+  const { resultLimit } = options;
+  const job = { source, names, argsJson, label, timeoutMs, memoryBytes, maxResultBytes: resultLimit?.maxBytes };
+  const json = await pool.run(job, signal, options.runId).catch((error: unknown) => {
+    throw error instanceof SandboxResultTooLargeError && resultLimit ? resultLimit.tooLarge(error.bytes) : error;
+  });
   try {
     return JSON.parse(json) as Json;
   } catch {
