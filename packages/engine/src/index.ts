@@ -7,7 +7,7 @@ export * from './events/reducer.ts';
 export * from './events/timeline.ts';
 export * from './expr/index.ts';
 export * from './graph/index.ts';
-export { canonicalJson, hashCall, hashValue } from './interpreter/call-hash.ts';
+export { canonicalJson, hashCall, hashValue, sameCall } from './interpreter/call-hash.ts';
 export type { InterpretOptions, Scope } from './interpreter/context.ts';
 export { formatFlowRef, parseFlowRef } from './interpreter/flow-ref.ts';
 export * from './interpreter/host.ts';

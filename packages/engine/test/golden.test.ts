@@ -99,6 +99,24 @@ describe('golden journals catch a changed flow', () => {
     expect((thrown as Error).message).toContain("step 'check'");
   });
 
+  it('still replays a journal whose code calls carried every earlier output (before code@2)', async () => {
+    // What a run parked across the upgrade holds: code calls hashed with all of `steps`.
+    const golden = byName('fanout-map');
+    const recorded = await load(golden);
+    const legacy = structuredClone(recorded);
+    let codeCalls = 0;
+    for (const entry of Object.values(legacy.journal)) {
+      if (!entry.hash.startsWith('code@2:')) continue;
+      entry.hash = 'code:0legacy';
+      codeCalls++;
+    }
+    expect(codeCalls).toBeGreaterThan(1);
+    const { thrown, result, probe } = await replay(golden.flow(), legacy, golden.options);
+    expect(thrown).toBeUndefined();
+    expect(result).toEqual(recorded.result);
+    expect(probe.unconsumed()).toEqual([]);
+  });
+
   it('refuses a call the recording never made (a step was added)', async () => {
     const golden = byName('fanout-map');
     const recorded = await load(golden);

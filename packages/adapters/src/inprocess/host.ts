@@ -18,6 +18,7 @@ import {
   retryDelayMs,
   type StepCall,
   type StepHost,
+  sameCall,
   toErrorInfo,
 } from '@weft/engine';
 import { deltaEmitter } from '../backends/attempt.ts';
@@ -304,9 +305,9 @@ export class InProcessHost implements StepHost {
     const entry = this.#deps.journal.get(id);
     if (!entry) return undefined;
     this.#consumed.add(id);
-    if (entry.inputHash !== hash) {
+    if (!sameCall(entry.inputHash, hash)) {
       this.divergence ??= new DeterminismError(
-        `step '${id}' was recorded with different input than the flow now gives it: the flow changed under this run (recorded ${entry.kind}, now ${hash.split(':')[0]})`,
+        `step '${id}' was recorded with different input than the flow now gives it: the flow changed under this run (recorded ${entry.kind}, now ${hash.split(/[:@]/)[0]})`,
       );
       throw this.divergence;
     }

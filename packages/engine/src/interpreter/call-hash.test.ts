@@ -4,7 +4,7 @@
  * built-ins they replace.
  */
 import { describe, expect, it } from 'vitest';
-import { base36, canonicalJson, hash53, hashValue } from './call-hash.ts';
+import { base36, canonicalJson, hash53, hashCall, hashValue, sameCall } from './call-hash.ts';
 
 /** The hash as it was first written: the same 53 bits, in base 36 by Number.prototype.toString(36). */
 function referenceHash(value: unknown): string {
@@ -75,5 +75,22 @@ describe('call hashes', () => {
       const value = Math.floor(next() * 2 ** 21) * 2 ** 32 + Math.floor(next() * 2 ** 32);
       expect(base36(value)).toBe(value.toString(36));
     }
+  });
+});
+
+describe('sameCall', () => {
+  const code = hashCall({ kind: 'code', input: { source: 'return 1', args: {}, input: null, steps: {} } });
+  it.each([
+    ['the same hash', code, code, true],
+    ['another code input', 'code@2:abc', code, false],
+    ['a code call journaled before code@2 (every earlier output)', 'code:abc', code, true],
+    ['a legacy code hash against another kind', 'code:abc', 'http:abc', false],
+    ['another kind with a different hash', 'http:abc', 'http:abd', false],
+  ])('%s', (_name, recorded, now, same) => {
+    expect(sameCall(recorded, now)).toBe(same);
+  });
+
+  it('marks code calls code@2', () => {
+    expect(code).toMatch(/^code@2:[0-9a-z]+$/);
   });
 });

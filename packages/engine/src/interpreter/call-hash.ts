@@ -13,7 +13,22 @@ export function hashCall(call: StepCall): string {
     const { messages, ...rest } = call.input;
     return `model-turn:${cyrb53(`${canonicalJson(rest)}|${messages.map(hashMessage).join(',')}`)}`;
   }
+  // `code@2`: since a code call's `steps` holds only the outputs its source reads (steps/code.ts).
+  if (call.kind === 'code') return `${CODE_HASH}${hashValue(call.input)}`;
   return `${call.kind}:${hashValue(call.input)}`;
+}
+
+const CODE_HASH = 'code@2:';
+const LEGACY_CODE_HASH = 'code:';
+
+/**
+ * Whether a journaled call answers the one a replay asks for: the same hash, or a code call
+ * journaled by a Weft that handed every earlier output to a code step (`code:`). A run is pinned
+ * to its flow version, so such an entry is the same step of the same flow; only what the call
+ * carries changed, and a run parked across the upgrade must resume, not fail as diverged.
+ */
+export function sameCall(recordedHash: string, hash: string): boolean {
+  return recordedHash === hash || (recordedHash.startsWith(LEGACY_CODE_HASH) && hash.startsWith(CODE_HASH));
 }
 
 const messageHashes = new WeakMap<object, string>();

@@ -24,17 +24,19 @@ describe('code schema', () => {
 });
 
 describe('code handler', () => {
-  it('hands the sandbox its source, evaluated args, the input and earlier outputs', async () => {
+  it('hands the sandbox its source, evaluated args, the input and the earlier outputs it reads', async () => {
     const recorder = recordCalls(createExecutor({ code: (input) => (input.args as { n: number }).n * 10 }));
     const host = new MemoryHost({ execute: recorder.execute });
+    const source = 'return args.n * 10 + steps.first.output.n';
     const flow = testFlow([
       { id: 'first', type: 'transform', value: { n: 3 } },
-      { id: 'times', type: 'code', source: 'return args.n * 10', args: { n: '=steps.first.output.n' } },
+      { id: 'unread', type: 'transform', value: 'x'.repeat(1000) },
+      { id: 'times', type: 'code', source, args: { n: '=steps.first.output.n' } },
     ]);
     const output = await interpret(flow, { user: 'ada' }, host);
 
     const input: CodeCallInput = {
-      source: 'return args.n * 10',
+      source,
       args: { n: 3 },
       input: { user: 'ada' },
       steps: { first: { output: { n: 3 } } },
@@ -74,6 +76,34 @@ describe('code handler', () => {
       ['each[0]/run', { item: 1 }],
       ['each[1]/run', { item: 2 }],
     ]);
+  });
+
+  it.each([
+    ['member reads', 'return steps.a.output + steps?.b.output', ['a', 'b']],
+    ['quoted keys', `return steps['a'].output + steps?.["b_2"].output`, ['a', 'b_2']],
+    ['spaces and lines', 'return steps\n  .a\n  .output', ['a']],
+    ['no mention', 'return args', []],
+    ['other names that contain it', 'const mysteps = 1, steps_2 = 2, $steps = 3; return mysteps', []],
+    ['a step that is not there', 'return steps.nope', []],
+    ['the object iterated', 'return Object.keys(steps)', null],
+    ['a computed key', 'const k = args.k; return steps[k].output', null],
+    ['spread', 'return { ...steps }', null],
+    ['destructured', 'const { a } = steps; return a', null],
+    ['arguments', 'return arguments[2].a', null],
+    ['eval', "return eval('ste' + 'ps').a", null],
+    ['an escaped name', 'return st\\u0065ps.a', null],
+    ['a member every object has', "return steps.hasOwnProperty('a')", null],
+  ] as const)('hands over the steps a source reads: %s', async (_name, source, expected) => {
+    const recorder = recordCalls(createExecutor({ code: () => 1 }));
+    const flow = testFlow([
+      { id: 'a', type: 'transform', value: 1 },
+      { id: 'b_2', type: 'transform', value: 2 },
+      { id: 'b', type: 'transform', value: 3 },
+      { id: 'c', type: 'code', source },
+    ]);
+    await interpret(flow, null, new MemoryHost({ execute: recorder.execute }));
+    const handed = Object.keys((recorder.calls[0]!.call.input as CodeCallInput).steps);
+    expect(handed.sort()).toEqual([...(expected ?? ['a', 'b', 'b_2'])].sort());
   });
 
   it('passes its retry policy and timeout to the host', async () => {

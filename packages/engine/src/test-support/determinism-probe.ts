@@ -6,7 +6,7 @@
 import { DeterminismError, type ErrorInfo } from '../errors.ts';
 import type { RunEventInput } from '../events/events.ts';
 import { eventKey } from '../events/events.ts';
-import { hashCall } from '../interpreter/call-hash.ts';
+import { hashCall, sameCall } from '../interpreter/call-hash.ts';
 import type { ApprovalOutcome, ApprovalRequest, FlowRef, StepCall, StepHost } from '../interpreter/host.ts';
 import type { Json } from '../json.ts';
 import { approvalHash, type GoldenEntry, sleepHash, spawnHash } from './golden.ts';
@@ -59,7 +59,7 @@ export class DeterminismProbeHost implements StepHost {
       );
     }
     this.#consumed.add(id);
-    if (entry.hash !== hash) {
+    if (!sameCall(entry.hash, hash)) {
       throw new DeterminismError(
         `step '${id}' was recorded as ${entry.hash} but the replay asks for ${hash}: the flow changed under the run`,
       );
