@@ -2,7 +2,7 @@
  * A run's events a page at a time, bounded by bytes as well as by count: `runs.get` folds its
  * state from the first page and `runs.eventsPage` hands on the rest, so neither answers with
  * every step's output of a large run at once (four `runs.get` of large runs came to 302 MB and
- * held the server for 12 s). The budget is WEFT_MAX_RUN_PAGE_BYTES (default 1 MiB) or less if
+ * held the server for 12 s). The budget is WEFT_MAX_RUN_PAGE_BYTES (default 256 KiB) or less if
  * the caller asks; a page always holds at least one event, so a reader always moves on.
  */
 import { jsonBytes, type SizeLimit, sizeLimit } from '@weft/adapters/store';
@@ -12,11 +12,10 @@ import type { ApiServices } from './services.ts';
 export const RUN_PAGE_LIMIT: SizeLimit = {
   what: 'run page',
   env: 'WEFT_MAX_RUN_PAGE_BYTES',
-  defaultBytes: 1024 * 1024,
+  // Not more: tRPC serializes a batch's answers in one JSON.stringify on the event loop, and a
+  // batch of four 1 MiB pages held /health for 80 ms (bench/limits.ts).
+  defaultBytes: 256 * 1024,
 };
-
-/** Events read from the store at a time while a page fills (a larger read parses more commit rows past the page). */
-const CHUNK = 32;
 
 export interface EventPage {
   events: RunEvent[];
@@ -41,7 +40,9 @@ export async function readEventPage(
   let bytes = 0;
   let cursor = after;
   for (;;) {
-    const chunk = await store.readEvents(runId, cursor, CHUNK);
+    // The store stops near the page's budget (SQLite: at the commit row that reaches it).
+    const wanted = maxEvents - events.length + 1;
+    const chunk = await store.readEvents(runId, cursor, wanted, Math.max(maxBytes - bytes, 1));
     for (const event of chunk) {
       if (events.length >= maxEvents) return { events, nextAfter: cursor };
       const size = jsonBytes(event, maxBytes - bytes);
@@ -50,6 +51,6 @@ export async function readEventPage(
       bytes += size;
       cursor = event.seq;
     }
-    if (chunk.length < CHUNK) return { events, nextAfter: null };
+    if (chunk.length === 0) return { events, nextAfter: null };
   }
 }

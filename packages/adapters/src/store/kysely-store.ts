@@ -102,7 +102,7 @@ export abstract class KyselyRunStore implements RunStore {
   // The run log is laid out per dialect (see schema.ts), so each store reads and writes it itself.
   abstract commit(batches: CommitBatch[]): Promise<RunEvent[]>;
   abstract loadJournal(runId: string): Promise<JournalEntry[]>;
-  abstract readEvents(runId: string, afterSeq?: number): Promise<RunEvent[]>;
+  abstract readEvents(runId: string, afterSeq?: number, limit?: number, maxBytes?: number): Promise<RunEvent[]>;
   // Writes that need a transaction: per dialect too (see flow-store.ts for why).
   abstract readonly flows: FlowStore;
   abstract readonly chats: ChatStore;

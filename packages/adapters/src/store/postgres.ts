@@ -21,6 +21,8 @@ const INT8_OID = 20;
 const UNIQUE_VIOLATION = '23505';
 /** A commit racing another writer of the same run for the same seq numbers tries again. */
 const MAX_ATTEMPTS = 20;
+/** Events read at a time for a page bounded by bytes. */
+const PAGE_EVENTS = 32;
 
 interface LogItem {
   kind: 'event' | 'journal';
@@ -77,8 +79,11 @@ class PostgresRunStore extends KyselyRunStore {
     return rows.map(toJournalEntry);
   }
 
-  override async readEvents(runId: string, afterSeq = 0, limit?: number): Promise<RunEvent[]> {
+  override async readEvents(runId: string, afterSeq = 0, limit?: number, maxBytes?: number): Promise<RunEvent[]> {
     if (limit !== undefined && limit <= 0) return [];
+    // A page by bytes: a row is an event here, so a few dozen at a time reach the budget soon
+    // enough, and the caller reads on.
+    if (maxBytes !== undefined) limit = Math.min(limit ?? PAGE_EVENTS, PAGE_EVENTS);
     const rows = await this.#pg
       .selectFrom('run_log')
       .select(['run_id', 'seq', 'payload', 'at'])

@@ -143,6 +143,46 @@ describe('sqlite run log layout', () => {
     await store.close();
   });
 
+  it('splits a large commit over rows of about 256 kB, read back whole, from any seq and by pages', async () => {
+    const file = join(dir, 'large.db');
+    let store = await openSqliteStore(file);
+    await store.createRun(run('big'));
+    // A map whose 20 items finish together: 40 events, 20 of them 90 kB.
+    const big = (stepId: string): CommitBatch['events'] => [
+      { type: 'step.started', stepId, stepType: 'code' },
+      { type: 'step.completed', stepId, output: 'x'.repeat(90_000) },
+    ];
+    const events = Array.from({ length: 20 }, (_, i) => big(`each[${i}]/part`)).flat();
+    const stored = await store.commit([{ runId: 'big', journal: [entry('j')], events }]);
+    expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    const raw = new DatabaseSync(file);
+    const rows = raw.prepare("SELECT length(events) AS bytes, journal FROM run_log WHERE run_id = 'big'").all();
+    raw.close();
+    expect(rows.length).toBeGreaterThan(5);
+    for (const row of rows) expect(row.bytes as number).toBeLessThanOrEqual(3 * 90_200);
+    expect(rows.filter((row) => row.journal !== null)).toHaveLength(1);
+    expect(await store.readEvents('big')).toEqual(stored);
+    expect((await store.readEvents('big', 17, 5)).map((e) => e.seq)).toEqual([18, 19, 20, 21, 22]);
+    // By bytes: stops after about the budget, never empty while events remain, and pages on.
+    const paged = [];
+    for (let after = 0; ; ) {
+      const page = await store.readEvents('big', after, Number.POSITIVE_INFINITY, 200_000);
+      if (page.length === 0) break;
+      expect(page.length).toBeLessThan(40);
+      paged.push(...page);
+      after = page.at(-1)!.seq;
+    }
+    expect(paged).toEqual(stored);
+    // Reopened, the store knows every row's keys: the same commit again stores nothing.
+    await store.close();
+    store = await openSqliteStore(file);
+    expect(await store.commit([{ runId: 'big', journal: [entry('j')], events }])).toEqual([]);
+    expect((await store.commit([{ runId: 'big', journal: [], events: step('after') }])).map((e) => e.seq)).toEqual([
+      41, 42,
+    ]);
+    await store.close();
+  });
+
   it('appends to the new run when a run was deleted and created again under the same id', async () => {
     const file = join(dir, 'replaced.db');
     const store = await openSqliteStore(file);

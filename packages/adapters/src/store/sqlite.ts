@@ -9,7 +9,7 @@
  * The run log is one row per (run, commit) in a rowid range per run (see migrations/0001_initial.ts
  * and SqliteRunLogTable), so a step's commit is ONE autocommit INSERT that appends one row:
  * the same statement count and about the same pages as the raw single-row insert it is measured
- * against.
+ * against. A commit over 256 kB of events takes several rows (sqlite-log-rows.ts).
  */
 
 import { mkdirSync } from 'node:fs';
@@ -25,6 +25,7 @@ import { RunKeys, stepIdOf } from './run-keys.ts';
 import { journalKey, type SqliteStoreDatabase, type StoreDatabase } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-dialect.ts';
 import { SqliteCommitFeed } from './sqlite-feed.ts';
+import { eventsOfRows, eventsOfRowsNow, logRows, rowsForPage, type StoredRow } from './sqlite-log-rows.ts';
 import { deleteRunTree, SqliteRunRows } from './sqlite-run-rows.ts';
 import { prepareStatements, SEQ_SPAN, type Statements } from './sqlite-statements.ts';
 import type { ChatStore, CommitBatch, FlowStore, JournalEntry, NewRun, RunRecord, RunStore } from './types.ts';
@@ -234,14 +235,20 @@ class SqliteRunStore extends KyselyRunStore {
     const first = run.last + 1;
     const last = run.last + Math.max(events.length, 1);
     if (last >= SEQ_SPAN) throw new Error(`run store: run ${runId} would exceed ${SEQ_SPAN - 1} log seqs`);
+    // Large commits take several rows (sqlite-log-rows.ts); the journal goes with the first.
+    const rows = logRows(events);
+    const journalJson = journal.length === 0 ? null : JSON.stringify(journal);
     const { changes } = this.#stmts.append.run(
       run.base + first,
-      events.length === 0 ? null : JSON.stringify(events),
-      journal.length === 0 ? null : JSON.stringify(journal),
+      rows[0]?.json ?? null,
+      journalJson,
       at,
       runId,
       run.num,
     );
+    for (const row of rows.slice(1)) {
+      if (changes !== 0) this.#stmts.append.run(run.base + first + row.offset, row.json, null, at, runId, run.num);
+    }
     if (changes === 0) {
       for (let i = 0; i < added.length; i += 3) keys.remove(added[i] as string, added[i + 1], added[i + 2] as string);
       return false;
@@ -333,24 +340,19 @@ class SqliteRunStore extends KyselyRunStore {
     return entries;
   }
 
-  override async readEvents(runId: string, afterSeq = 0, limit = Number.POSITIVE_INFINITY): Promise<RunEvent[]> {
+  override async readEvents(
+    runId: string,
+    afterSeq = 0,
+    limit = Number.POSITIVE_INFINITY,
+    maxBytes?: number,
+  ): Promise<RunEvent[]> {
     // Clamped: below 0 the range would reach into the previous run's positions.
     const after = Math.max(afterSeq, 0);
-    const out: RunEvent[] = [];
-    if (limit <= 0) return out;
-    // Lazily, row by row: a page of a long run stops reading where the page ends.
-    for (const row of this.#stmts.events.iterate(after, runId)) {
-      const events = JSON.parse(row.events as string) as RunEventInput[];
-      const at = row.at as number;
-      const first = row.first as number;
-      for (let i = 0; i < events.length; i++) {
-        const seq = first + i;
-        if (seq <= after) continue;
-        out.push({ ...events[i]!, runId, seq, at });
-        if (out.length >= limit) return out;
-      }
-    }
-    return out;
+    if (limit <= 0) return [];
+    const rows = this.#stmts.events.iterate(after, runId) as Iterable<StoredRow>;
+    // By bytes: the rows a page reaches are copied out, then parsed with turns of the event loop.
+    if (maxBytes !== undefined) return eventsOfRows(runId, rowsForPage(rows, after, maxBytes), after, limit);
+    return eventsOfRowsNow(runId, rows, after, limit);
   }
 
   override async close(): Promise<void> {

@@ -296,8 +296,13 @@ export interface RunStore {
    * sequence numbers in order. Returns the events actually stored, with `seq` and `at`.
    */
   commit(batches: CommitBatch[]): Promise<RunEvent[]>;
-  /** Stored events of a run with `seq > afterSeq`, in order; at most `limit` of them when given. */
-  readEvents(runId: string, afterSeq?: number, limit?: number): Promise<RunEvent[]>;
+  /**
+   * Stored events of a run with `seq > afterSeq`, in order; at most `limit` of them when given.
+   * `maxBytes`, a page's budget: the store may stop early, after about that many bytes of events
+   * (at least one event), reading and parsing them without holding the event loop throughout;
+   * the caller reads on from the last seq it got.
+   */
+  readEvents(runId: string, afterSeq?: number, limit?: number, maxBytes?: number): Promise<RunEvent[]>;
 
   /**
    * Every event committed to this database, with its seq: this process's commits right after
